@@ -1,0 +1,56 @@
+// Clusters: node types, nodes and the fabric (DESIGN.md §2 "cluster").
+//
+// A cluster description (JSON, schemas/cluster.schema.json) names the node
+// types (each a topology file, or the main --input), how many nodes of each
+// (with host names as hostlist ranges such as "gpu[001-032]"), and the fabric:
+// a single non-blocking switch, rail-optimized (NIC k of every node on rail
+// switch k, rails joined by a spine), or leaf/spine with a leaf size and an
+// oversubscription ratio. expand_cluster() turns it into one Topology.
+//
+// Fabric model: spines are aggregated into one logical `spine` net_switch
+// whose links carry the total uplink capacity (ideal ECMP spreading), so that
+// routes are unique and commute with the fabric's symmetry.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vp/import/import.hpp"
+#include "vp/topology/topology.hpp"
+
+namespace vp {
+
+struct NodeTypeSpec {
+  std::string name;
+  Topology topology;  // single node
+};
+
+struct ClusterSpec {
+  std::vector<NodeTypeSpec> node_types;
+  std::vector<NodeInfo> nodes;  // in cluster order; type names refer to node_types
+  FabricInfo fabric;
+  // Per-port NIC line rate on the fabric in Gb/s; 0 = each NIC's own rate.
+  double nic_gbitps = 0.0;
+};
+
+// Expand "gpu[001-004,010]" / "a[1-2]b[1-2]" / "n1,n2" into host names.
+// Throws InputError(origin, 0, reason) on malformed ranges or more than
+// 1,000,000 names.
+std::vector<std::string> expand_hostlist(std::string_view expr, const std::string& origin);
+
+// Load a cluster description. Node types that give no "input" use
+// `default_node_type` (the topology of --input); an "input" path is relative
+// to the description's folder.
+ClusterSpec load_cluster_spec(const std::string& path, const Topology* default_node_type,
+                              const ImportOptions& opts);
+
+// The command-line shortcut: `count` nodes of `node_type`, named node0..,
+// on a fabric of `kind` (leaf_size / oversubscription for leaf_spine).
+ClusterSpec cluster_from_shortcut(const Topology& node_type, std::uint32_t count, FabricKind kind,
+                                  std::uint32_t leaf_size, double oversubscription);
+
+// The whole cluster as one canonical, finalized Topology.
+Topology expand_cluster(const ClusterSpec& spec);
+
+}  // namespace vp

@@ -1,0 +1,67 @@
+// Routes through the topology (DESIGN.md §2 "Routes") and NCCL's path-type
+// vocabulary.
+//
+// Intra-node GPU->GPU traffic follows the PCIe tree up to the lowest common
+// ancestor; when the endpoints sit under different sockets it crosses the
+// inter-socket link(s) (shortest path between the sockets, lowest ids first).
+// Inter-node traffic goes GPU -> (PCIe) -> NIC -> fabric -> NIC -> (PCIe) ->
+// GPU; the NIC on each side is an explicit choice (nearest_nic() is the
+// default). A route lists its directed links and the forwarding components it
+// transits (host bridges and CPU sockets between two of their links). Its solo
+// rate is the minimum capacity along it.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "vp/topology/topology.hpp"
+
+namespace vp {
+
+// Ordered from nearest to farthest, as in NCCL (src/graph/topo.h), without NVLink kinds.
+enum class PathType : unsigned char {
+  LOC,   // same device
+  PIX,   // through at most one PCIe switch
+  PXB,   // through several PCIe switches, no host bridge
+  PHB,   // through a PCIe host bridge (root complex)
+  NODE,  // between host bridges of one socket (NUMA node)
+  SYS,   // across the inter-socket link
+  NET,   // through the network (different nodes)
+};
+std::string_view to_string(PathType p);
+std::optional<PathType> parse_path_type(std::string_view s);
+
+struct Route {
+  std::vector<LinkId> links;             // directed links, in order
+  std::vector<ComponentId> forwarders;   // transited components with a forwarding capacity
+  double solo_gbps = 0.0;                // min capacity over links and forwarders
+  PathType type = PathType::LOC;
+
+  friend bool operator==(const Route&, const Route&) = default;
+};
+
+// PCIe/socket path between two components of the same node (any kinds).
+// Throws std::logic_error if they are in different nodes.
+Route intra_node_route(const Topology& t, ComponentId src, ComponentId dst);
+
+// Inter-node route through explicit NICs. src_nic must be in src's node,
+// dst_nic in dst's node; the fabric part is the shortest path between the
+// NICs' switches (lowest ids first). Throws std::logic_error on misuse.
+Route network_route(const Topology& t, ComponentId src, ComponentId src_nic, ComponentId dst_nic,
+                    ComponentId dst);
+
+// The default route GPU->GPU: intra_node_route for the same node, otherwise
+// network_route with nearest_nic() on both sides.
+Route default_route(const Topology& t, ComponentId src_gpu, ComponentId dst_gpu);
+
+// The NIC with the best path type from `gpu`, ties broken by fewer hops then
+// by lower local index; kNone if the node has no NIC.
+ComponentId nearest_nic(const Topology& t, ComponentId gpu);
+
+// Path type between two components of one topology (NET across nodes).
+PathType path_type(const Topology& t, ComponentId a, ComponentId b);
+
+// GPU x GPU path-type matrix in global GPU index order.
+std::vector<std::vector<PathType>> path_type_matrix(const Topology& t);
+
+}  // namespace vp

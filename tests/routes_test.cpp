@@ -1,0 +1,64 @@
+#include <doctest/doctest.h>
+
+#include "vp/topology/routes.hpp"
+#include "vp/topology/synthetic.hpp"
+
+using namespace vp;
+
+namespace {
+Topology server() { return make_node_from_shape("[g2,n1],[g2,n1]|[g2,n1],[g2,n1]", {}); }
+
+std::vector<std::string> hops(const Topology& t, const Route& r) {
+  std::vector<std::string> out;
+  for (LinkId l : r.links) out.push_back(t.components[t.links[l].src].name + ">" + t.components[t.links[l].dst].name);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("path types follow NCCL's vocabulary") {
+  Topology t = server();
+  auto m = path_type_matrix(t);
+  CHECK(m[0][0] == PathType::LOC);
+  CHECK(m[0][1] == PathType::PIX);   // same switch
+  CHECK(m[0][2] == PathType::PHB);   // other switch, same host bridge
+  CHECK(m[0][4] == PathType::SYS);   // other socket
+  CHECK(path_type(t, t.gpus[0], t.nics[0]) == PathType::PIX);
+}
+
+TEST_CASE("nested switches give PXB, separate host bridges of a socket give NODE") {
+  Topology nested = make_node_from_shape("[[g1],[g1]]", {});
+  CHECK(path_type_matrix(nested)[0][1] == PathType::PXB);
+  Topology direct = make_node_from_shape("g2", {});
+  CHECK(path_type_matrix(direct)[0][1] == PathType::PHB);
+}
+
+TEST_CASE("intra-node routes go through the lowest common ancestor") {
+  Topology t = server();
+  Route pix = intra_node_route(t, t.gpus[0], t.gpus[1]);
+  CHECK(hops(t, pix) == std::vector<std::string>{"gpu0>pcie_switch0", "pcie_switch0>gpu1"});
+  CHECK(pix.forwarders.empty());
+  CHECK(pix.solo_gbps == 24.0);
+
+  Route sys = intra_node_route(t, t.gpus[0], t.gpus[7]);
+  CHECK(hops(t, sys) == std::vector<std::string>{"gpu0>pcie_switch0", "pcie_switch0>host_bridge0",
+                                                 "host_bridge0>cpu0", "cpu0>cpu1", "cpu1>host_bridge1",
+                                                 "host_bridge1>pcie_switch3", "pcie_switch3>gpu7"});
+  CHECK(sys.forwarders.size() == 4);  // two host bridges, two sockets
+  CHECK(sys.solo_gbps == 16.0);       // AMD inter-socket default
+  CHECK(sys.type == PathType::SYS);
+}
+
+TEST_CASE("the forwarding capacity of a root complex limits a route through it") {
+  SyntheticOptions o;
+  o.defaults.set("root_complex_p2p_factor", 0.25, "--set");
+  Topology t = make_node_from_shape("[g1],[g1]", o);
+  Route r = intra_node_route(t, t.gpus[0], t.gpus[1]);
+  REQUIRE(r.forwarders.size() == 1);
+  CHECK(t.components[r.forwarders[0]].kind == ComponentKind::host_bridge);
+  CHECK(r.solo_gbps == 6.0);
+}
+
+TEST_CASE("the nearest NIC is the one under the GPU's own switch") {
+  Topology t = server();
+  for (std::size_t g = 0; g < 8; ++g) CHECK(nearest_nic(t, t.gpus[g]) == t.nics[g / 2]);
+}
