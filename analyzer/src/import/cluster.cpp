@@ -1,0 +1,523 @@
+// Clusters: host lists, the cluster description (schemas/cluster.schema.json)
+// and the expansion of node types plus fabric into one Topology.
+#include "vp/topology/cluster.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "vp/topology/errors.hpp"
+
+namespace vp {
+
+namespace {
+
+constexpr std::size_t kMaxHosts = 1'000'000;
+
+// ---------------------------------------------------------------------------
+// Host lists: "gpu[001-004,010]", "a[1-2]b[1-2]", "n1,n2"
+
+bool is_host_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '.' || c == '_';
+}
+
+class HostlistParser {
+ public:
+  HostlistParser(std::string_view expr, const std::string& origin) : s_(expr), origin_(origin) {}
+
+  std::vector<std::string> parse() {
+    std::vector<std::string> names;
+    do {
+      std::vector<std::string> item = parse_item();
+      if (item.size() > kMaxHosts - names.size()) fail(fmt::format("more than {} host names", kMaxHosts));
+      names.insert(names.end(), item.begin(), item.end());
+    } while (eat(','));
+    return names;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw InputError(origin_, 0, fmt::format("host list \"{}\": {}", s_, what));
+  }
+  [[noreturn]] void fail_here(const std::string& what) const { fail(fmt::format("{} at column {}", what, pos_ + 1)); }
+  [[noreturn]] void fail_unclosed() const { fail(fmt::format("unclosed '[' at column {}", open_ + 1)); }
+  bool eat(char c) {
+    if (pos_ < s_.size() && s_[pos_] == c) return ++pos_, true;
+    return false;
+  }
+
+  // Literal text and bracket groups up to a top-level ',' or the end; the
+  // cartesian product of the groups, leftmost varying slowest.
+  std::vector<std::string> parse_item() {
+    std::vector<std::string> names{""};
+    const std::size_t start = pos_;
+    while (pos_ < s_.size() && s_[pos_] != ',') {
+      std::vector<std::string> choices;
+      if (eat('[')) {
+        choices = parse_group();
+      } else if (is_host_char(s_[pos_])) {
+        choices.emplace_back(1, s_[pos_++]);
+      } else {
+        fail_here(fmt::format("unexpected '{}'", s_[pos_]));
+      }
+      if (choices.size() > 1 && names.size() > kMaxHosts / choices.size())
+        fail(fmt::format("more than {} host names", kMaxHosts));
+      std::vector<std::string> next;
+      next.reserve(names.size() * choices.size());
+      for (const std::string& prefix : names)
+        for (const std::string& choice : choices) next.push_back(prefix + choice);
+      names = std::move(next);
+    }
+    if (pos_ == start) fail_here("empty host name");
+    return names;
+  }
+
+  // After '[': ranges separated by ',' up to ']'.
+  std::vector<std::string> parse_group() {
+    open_ = pos_ - 1;
+    std::vector<std::string> out;
+    do {
+      parse_range(out);
+      if (out.size() > kMaxHosts) fail(fmt::format("more than {} host names", kMaxHosts));
+    } while (eat(','));
+    if (eat(']')) return out;
+    if (pos_ == s_.size()) fail_unclosed();
+    fail_here(fmt::format("unexpected '{}' in a range", s_[pos_]));
+  }
+
+  // "7" or "001-032": numbers padded to the width of the first bound.
+  void parse_range(std::vector<std::string>& out) {
+    std::string lo = digits(), hi = lo;
+    if (eat('-')) hi = digits();
+    std::uint64_t a = std::stoull(lo), b = std::stoull(hi);
+    if (a > b) fail(fmt::format("decreasing range {}-{}", lo, hi));
+    if (b - a >= kMaxHosts) fail(fmt::format("more than {} host names", kMaxHosts));
+    for (std::uint64_t v = a; v <= b; ++v) out.push_back(fmt::format("{:0{}}", v, lo.size()));
+  }
+
+  std::string digits() {
+    const std::size_t start = pos_;
+    while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+    if (pos_ == start) {
+      if (pos_ == s_.size()) fail_unclosed();
+      fail_here(fmt::format("expected a number, got '{}'", s_[pos_]));
+    }
+    if (pos_ - start > 18) fail(fmt::format("number {} is too long", s_.substr(start, pos_ - start)));
+    return std::string(s_.substr(start, pos_ - start));
+  }
+
+  std::string_view s_;
+  const std::string& origin_;
+  std::size_t pos_ = 0;
+  std::size_t open_ = 0;  // the '[' of the group being parsed
+};
+
+// ---------------------------------------------------------------------------
+// Checks shared by the description loader and expand_cluster()
+
+const NodeTypeSpec* find_type(const ClusterSpec& spec, const std::string& name) {
+  auto it = std::find_if(spec.node_types.begin(), spec.node_types.end(),
+                         [&](const NodeTypeSpec& t) { return t.name == name; });
+  return it == spec.node_types.end() ? nullptr : &*it;
+}
+
+void check_node_type(const NodeTypeSpec& type, const ClusterSpec& spec, const std::string& origin) {
+  const Topology& t = type.topology;
+  auto fail = [&](const std::string& what) {
+    throw InputError(origin, 0, fmt::format("node type \"{}\": {}", type.name, what));
+  };
+  if (t.nodes.size() != 1) fail(fmt::format("describes {} nodes; a node type is one node", t.nodes.size()));
+  if (!t.net_switches.empty()) fail("already contains network switches");
+  if (spec.nodes.size() > 1 && t.nics.empty())
+    fail(fmt::format("has no NIC, but the cluster has {} nodes", spec.nodes.size()));
+  const CapacityDefaults& first = spec.node_types.front().topology.defaults;
+  if (t.defaults.entries() != first.entries() || t.defaults.overridden != first.overridden)
+    fail(fmt::format("was imported with another default table than \"{}\"", spec.node_types.front().name));
+  if (spec.fabric.kind == FabricKind::none || spec.nic_gbitps > 0) return;
+  for (ComponentId nic : t.nics) {
+    if (!(t.components[nic].line_rate_gbitps > 0))
+      fail(fmt::format("{} has no known line rate (give the fabric's nic_gbitps)", t.components[nic].name));
+  }
+}
+
+// Throws InputError(origin, 0, reason) on a description expand_cluster()
+// cannot build.
+void check_spec(const ClusterSpec& spec, const std::string& origin) {
+  auto fail = [&](const std::string& what) { throw InputError(origin, 0, what); };
+  if (spec.node_types.empty()) fail("the cluster has no node type");
+  if (spec.nodes.empty()) fail("the cluster has no node");
+  for (const NodeTypeSpec& type : spec.node_types) {
+    if (find_type(spec, type.name) != &type) fail(fmt::format("node type \"{}\" is defined twice", type.name));
+    check_node_type(type, spec, origin);
+  }
+  for (const NodeInfo& node : spec.nodes) {
+    if (!find_type(spec, node.type)) fail(fmt::format("node \"{}\": unknown node type \"{}\"", node.name, node.type));
+  }
+  const FabricInfo& f = spec.fabric;
+  if (spec.nodes.size() > 1 && f.kind == FabricKind::none)
+    fail(fmt::format("a cluster of {} nodes needs a fabric (single_switch, rail or leaf_spine)", spec.nodes.size()));
+  if (f.kind == FabricKind::leaf_spine && f.leaf_size == 0) fail("a leaf_spine fabric needs a leaf size of at least 1");
+  if (!(std::isfinite(f.oversubscription) && f.oversubscription > 0))
+    fail(fmt::format("oversubscription must be a positive number, got {}", f.oversubscription));
+  if (!(std::isfinite(spec.nic_gbitps) && spec.nic_gbitps >= 0))
+    fail(fmt::format("nic_gbitps must be a non-negative number, got {}", spec.nic_gbitps));
+}
+
+// ---------------------------------------------------------------------------
+// Reading the description. Errors name a path into the document
+// ("nodes[1].names: ..."); load_cluster_spec() adds the file.
+
+using Json = nlohmann::ordered_json;
+
+struct SpecError {
+  std::string where, what;
+};
+
+[[noreturn]] void bad(const std::string& where, const std::string& what) { throw SpecError{where, what}; }
+
+std::string describe(const Json& j) {
+  if (j.is_object()) return "an object";
+  if (j.is_array()) return "an array";
+  return j.dump();
+}
+
+// `v` must be an object whose keys are among `allowed`.
+void expect_object(const Json& v, const std::string& where, std::initializer_list<std::string_view> allowed) {
+  if (!v.is_object()) bad(where, "must be an object, got " + describe(v));
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end())
+      bad(where, fmt::format("unknown key \"{}\"", it.key()));
+  }
+}
+
+const Json* find(const Json& obj, const char* key) {
+  auto it = obj.find(key);
+  return it == obj.end() ? nullptr : &*it;
+}
+
+const Json& at(const Json& obj, const std::string& where, const char* key) {
+  const Json* v = find(obj, key);
+  if (!v) bad(where, fmt::format("missing required key \"{}\"", key));
+  return *v;
+}
+
+std::string member_path(const std::string& where, std::string_view key) { return fmt::format("{}.{}", where, key); }
+
+std::string text(const Json& v, const std::string& where) {
+  if (!v.is_string() || v.get<std::string>().empty()) bad(where, "must be a non-empty string, got " + describe(v));
+  return v.get<std::string>();
+}
+
+double positive(const Json& v, const std::string& where) {
+  if (!v.is_number() || !(v.get<double>() > 0)) bad(where, "must be a positive number, got " + describe(v));
+  return v.get<double>();
+}
+
+std::uint64_t positive_int(const Json& v, const std::string& where, std::uint64_t max) {
+  if (!v.is_number_unsigned() || v.get<std::uint64_t>() < 1 || v.get<std::uint64_t>() > max)
+    bad(where, fmt::format("must be an integer from 1 to {}, got {}", max, describe(v)));
+  return v.get<std::uint64_t>();
+}
+
+Json parse(const std::string& path, const std::string& content) {
+  try {
+    return Json::parse(content);
+  } catch (const nlohmann::json::parse_error& e) {
+    std::size_t offset = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, content.size());
+    int line =
+        1 + static_cast<int>(std::count(content.begin(), content.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+    // nlohmann's message after its "[json.exception...] parse error at line L, column C: " prefix.
+    std::string_view what = e.what();
+    std::size_t colon = what.find(": ", what.find("parse error"));
+    throw InputError(
+        path, line,
+        fmt::format("malformed JSON ({})", colon == std::string_view::npos ? what : what.substr(colon + 2)));
+  }
+}
+
+void read_header(const Json& doc) {
+  expect_object(doc, "document", {"format", "version", "node_types", "nodes", "fabric"});
+  const Json& format = at(doc, "document", "format");
+  if (format != "vp-cluster") bad("format", "expected \"vp-cluster\", got " + describe(format));
+  const Json& version = at(doc, "document", "version");
+  if (version != 1) bad("version", fmt::format("unsupported version {} (this reader knows version 1)", version.dump()));
+}
+
+// A node type from its "input" file (relative to the description's folder),
+// or the --input topology when it names none.
+Topology node_type_topology(const Json& item, const std::string& where, const std::string& name,
+                            const std::string& path, const Topology* default_node_type, const ImportOptions& opts) {
+  const Json* input = find(item, "input");
+  const Json* format = find(item, "format");
+  if (!input) {
+    if (format) bad(member_path(where, "format"), "given without \"input\"");
+    if (!default_node_type) bad(where, "no \"input\", and no topology was given with --input");
+    Topology t = *default_node_type;
+    if (!t.nodes.empty()) t.nodes[0].type = name;
+    return t;
+  }
+  std::filesystem::path file = text(*input, member_path(where, "input"));
+  if (file.is_relative()) file = std::filesystem::path(path).parent_path() / file;
+  InputFormat fmt_kind = InputFormat::auto_detect;
+  if (format) {
+    auto parsed = parse_input_format(text(*format, member_path(where, "format")));
+    if (!parsed)
+      bad(member_path(where, "format"),
+          "unknown format " + format->dump() + " (expected auto, hwloc, nccl, nvidia-smi or json)");
+    fmt_kind = *parsed;
+  }
+  ImportOptions o = opts;
+  o.node_type = name;
+  return import_topology(file.string(), fmt_kind, o);
+}
+
+std::vector<NodeTypeSpec> read_node_types(const Json& doc, const std::string& path, const Topology* default_node_type,
+                                          const ImportOptions& opts) {
+  const Json& list = at(doc, "document", "node_types");
+  if (!list.is_array() || list.empty()) bad("node_types", "must be a non-empty array, got " + describe(list));
+  std::vector<NodeTypeSpec> types;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    std::string where = fmt::format("node_types[{}]", i);
+    expect_object(list[i], where, {"name", "input", "format"});
+    std::string name = text(at(list[i], where, "name"), member_path(where, "name"));
+    for (const NodeTypeSpec& t : types)
+      if (t.name == name) bad(member_path(where, "name"), fmt::format("\"{}\" is defined twice", name));
+    types.push_back({name, node_type_topology(list[i], where, name, path, default_node_type, opts)});
+  }
+  return types;
+}
+
+// The host names of one "nodes" entry: its host list, or "nodeK" for the
+// cluster-wide indexes K it occupies.
+std::vector<std::string> entry_names(const Json& item, const std::string& where, std::size_t first_index) {
+  const Json* names = find(item, "names");
+  const Json* n = find(item, "count");
+  if ((names != nullptr) == (n != nullptr)) bad(where, "give exactly one of \"names\" and \"count\"");
+  if (n) {
+    std::vector<std::string> out;
+    for (std::uint64_t k = 0; k < positive_int(*n, member_path(where, "count"), kMaxHosts); ++k)
+      out.push_back(fmt::format("node{}", first_index + k));
+    return out;
+  }
+  std::string field = member_path(where, "names");
+  try {
+    return expand_hostlist(text(*names, field), "");
+  } catch (const InputError& e) {
+    bad(field, e.reason());
+  }
+}
+
+std::vector<NodeInfo> read_cluster_nodes(const Json& doc, const std::vector<NodeTypeSpec>& types) {
+  const Json& list = at(doc, "document", "nodes");
+  if (!list.is_array() || list.empty()) bad("nodes", "must be a non-empty array, got " + describe(list));
+  std::vector<NodeInfo> nodes;
+  std::map<std::string, std::size_t> entry_of;  // host name -> nodes[] entry
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    std::string where = fmt::format("nodes[{}]", i);
+    expect_object(list[i], where, {"type", "names", "count"});
+    std::string type = text(at(list[i], where, "type"), member_path(where, "type"));
+    if (std::none_of(types.begin(), types.end(), [&](const NodeTypeSpec& t) { return t.name == type; }))
+      bad(member_path(where, "type"), fmt::format("unknown node type \"{}\"", type));
+    for (std::string& name : entry_names(list[i], where, nodes.size())) {
+      if (auto [it, fresh] = entry_of.emplace(name, i); !fresh)
+        bad(where, fmt::format("host \"{}\" is already in nodes[{}]", name, it->second));
+      if (nodes.size() == kMaxHosts) bad("nodes", fmt::format("more than {} nodes", kMaxHosts));
+      nodes.push_back(NodeInfo{std::move(name), type});
+    }
+  }
+  return nodes;
+}
+
+// "fabric": kind; leaf_size (leaf_spine only); oversubscription (rail and
+// leaf_spine); nic_gbitps.
+void read_fabric(const Json& doc, ClusterSpec& spec) {
+  const Json* f = find(doc, "fabric");
+  if (!f) return;
+  expect_object(*f, "fabric", {"kind", "leaf_size", "oversubscription", "nic_gbitps"});
+  const Json& kind = at(*f, "fabric", "kind");
+  auto parsed = parse_fabric_kind(kind.is_string() ? kind.get<std::string>() : std::string());
+  if (!parsed)
+    bad("fabric.kind", "unknown fabric kind " + describe(kind) + " (expected none, single_switch, rail or leaf_spine)");
+  spec.fabric.kind = *parsed;
+  const Json* leaf = find(*f, "leaf_size");
+  if (spec.fabric.kind == FabricKind::leaf_spine && !leaf)
+    bad("fabric", "missing required key \"leaf_size\" (kind leaf_spine)");
+  if (leaf && spec.fabric.kind != FabricKind::leaf_spine) bad("fabric.leaf_size", "applies only to kind leaf_spine");
+  if (leaf) spec.fabric.leaf_size = static_cast<std::uint32_t>(positive_int(*leaf, "fabric.leaf_size", kMaxHosts));
+  if (const Json* over = find(*f, "oversubscription")) {
+    if (spec.fabric.kind != FabricKind::rail && spec.fabric.kind != FabricKind::leaf_spine)
+      bad("fabric.oversubscription", "applies only to kinds rail and leaf_spine");
+    spec.fabric.oversubscription = positive(*over, "fabric.oversubscription");
+  }
+  if (const Json* rate = find(*f, "nic_gbitps")) spec.nic_gbitps = positive(*rate, "fabric.nic_gbitps");
+}
+
+// ---------------------------------------------------------------------------
+// Expansion
+
+// Copies node type `type` in as node `node`; returns its NICs by local index.
+std::vector<ComponentId> copy_node(Topology& c, const Topology& type, std::int32_t node) {
+  const auto base = static_cast<ComponentId>(c.components.size());
+  const auto link_base = static_cast<LinkId>(c.links.size());
+  for (Component comp : type.components) {
+    comp.id += base;
+    comp.node = node;
+    if (comp.parent != kNone) comp.parent += base;
+    c.components.push_back(std::move(comp));
+  }
+  for (Link l : type.links) {
+    l.id += link_base, l.src += base, l.dst += base, l.reverse += link_base;
+    c.links.push_back(std::move(l));
+  }
+  std::vector<ComponentId> nics;
+  for (ComponentId nic : type.nics) nics.push_back(nic + base);
+  return nics;
+}
+
+// The sum of the downlinks of a switch, and the provenance it rests on.
+struct Downlinks {
+  double gbps = 0;
+  CapacitySource source = CapacitySource::input;
+
+  void add(const Capacity& c) {
+    gbps += c.gbps;
+    // A sum derived from the table, or from an override, says so: the
+    // enum's order is input < default < override.
+    source = std::max(source, c.source);
+  }
+};
+
+class FabricBuilder {
+ public:
+  FabricBuilder(Topology& c, const ClusterSpec& spec) : c_(c), spec_(spec) {}
+
+  // `nics[i]`: the NICs of node i by local index.
+  void build(const std::vector<std::vector<ComponentId>>& nics) {
+    switch (spec_.fabric.kind) {
+      case FabricKind::none:
+        return;
+      case FabricKind::single_switch: {
+        ComponentId sw = add_switch("switch");
+        Downlinks ignored;
+        for (const auto& node : nics)
+          for (ComponentId nic : node) connect(nic, sw, ignored);
+        return;
+      }
+      case FabricKind::rail: {
+        std::size_t rails = 0;
+        for (const auto& node : nics) rails = std::max(rails, node.size());
+        std::vector<ComponentId> lower = add_switches("rail", rails);
+        std::vector<Downlinks> down(rails);
+        for (const auto& node : nics)
+          for (std::size_t k = 0; k < node.size(); ++k) connect(node[k], lower[k], down[k]);
+        add_spine(lower, down);
+        return;
+      }
+      case FabricKind::leaf_spine: {
+        const std::size_t per_leaf = spec_.fabric.leaf_size;
+        std::vector<ComponentId> lower = add_switches("leaf", (nics.size() + per_leaf - 1) / per_leaf);
+        std::vector<Downlinks> down(lower.size());
+        for (std::size_t i = 0; i < nics.size(); ++i)
+          for (ComponentId nic : nics[i]) connect(nic, lower[i / per_leaf], down[i / per_leaf]);
+        add_spine(lower, down);
+        return;
+      }
+    }
+  }
+
+ private:
+  ComponentId add_switch(const std::string& role) {
+    ComponentId id = c_.add_component(ComponentKind::net_switch, -1);
+    Component& s = c_.components[id];
+    s.role = role;
+    s.name = role + std::to_string(per_role_[role]++);
+    s.local_index = switches_++;
+    return id;
+  }
+  std::vector<ComponentId> add_switches(const std::string& role, std::size_t n) {
+    std::vector<ComponentId> out;
+    for (std::size_t i = 0; i < n; ++i) out.push_back(add_switch(role));
+    return out;
+  }
+  // NIC <-> switch at the NIC's rate (or the fabric's nic_gbitps) times its ports.
+  void connect(ComponentId nic, ComponentId sw, Downlinks& down) {
+    const Component& n = c_.components[nic];
+    double rate = spec_.nic_gbitps > 0 ? spec_.nic_gbitps : n.line_rate_gbitps;
+    Capacity cap = c_.defaults.nic(rate, static_cast<int>(n.ports));
+    down.add(cap);
+    c_.add_duplex_link(nic, sw, LinkKind::network, cap);
+  }
+  // One logical spine above `lower`; each uplink carries its switch's total
+  // downlink capacity divided by the oversubscription. A single lower switch
+  // needs no spine.
+  void add_spine(const std::vector<ComponentId>& lower, const std::vector<Downlinks>& down) {
+    if (lower.size() < 2) return;
+    ComponentId spine = add_switch("spine");
+    const double over = spec_.fabric.oversubscription;
+    for (std::size_t k = 0; k < lower.size(); ++k) {
+      Capacity cap{down[k].gbps / over, down[k].source,
+                   fmt::format("{:g} GB/s of downlinks / oversubscription {:g}", down[k].gbps, over)};
+      c_.add_duplex_link(lower[k], spine, LinkKind::network, cap);
+    }
+  }
+
+  Topology& c_;
+  const ClusterSpec& spec_;
+  std::map<std::string, int> per_role_;
+  std::int32_t switches_ = 0;
+};
+
+}  // namespace
+
+std::vector<std::string> expand_hostlist(std::string_view expr, const std::string& origin) {
+  return HostlistParser(expr, origin).parse();
+}
+
+ClusterSpec load_cluster_spec(const std::string& path, const Topology* default_node_type, const ImportOptions& opts) {
+  Json doc = parse(path, read_file(path));
+  ClusterSpec spec;
+  try {
+    read_header(doc);
+    spec.node_types = read_node_types(doc, path, default_node_type, opts);
+    spec.nodes = read_cluster_nodes(doc, spec.node_types);
+    read_fabric(doc, spec);
+  } catch (const SpecError& e) {
+    throw InputError(path, 0, e.where + ": " + e.what);
+  }
+  check_spec(spec, path);
+  return spec;
+}
+
+ClusterSpec cluster_from_shortcut(const Topology& node_type, std::uint32_t count, FabricKind kind,
+                                  std::uint32_t leaf_size, double oversubscription) {
+  ClusterSpec spec;
+  std::string type = node_type.nodes.empty() || node_type.nodes[0].type.empty() ? "node" : node_type.nodes[0].type;
+  spec.node_types.push_back(NodeTypeSpec{type, node_type});
+  for (std::uint32_t i = 0; i < count; ++i) spec.nodes.push_back(NodeInfo{fmt::format("node{}", i), type});
+  spec.fabric = FabricInfo{kind, kind == FabricKind::leaf_spine ? leaf_size : 0, oversubscription};
+  return spec;
+}
+
+Topology expand_cluster(const ClusterSpec& spec) {
+  check_spec(spec, "");
+  Topology c;
+  c.nodes = spec.nodes;
+  c.fabric = spec.fabric;
+  c.defaults = spec.node_types.front().topology.defaults;
+  for (const NodeTypeSpec& type : spec.node_types)
+    for (const std::string& w : type.topology.warnings)
+      c.warnings.push_back(fmt::format("node type {}: {}", type.name, w));
+  std::vector<std::vector<ComponentId>> nics;
+  for (std::size_t i = 0; i < spec.nodes.size(); ++i)
+    nics.push_back(copy_node(c, find_type(spec, spec.nodes[i].type)->topology, static_cast<std::int32_t>(i)));
+  FabricBuilder(c, spec).build(nics);
+  canonicalize(c, "");
+  return c;
+}
+
+}  // namespace vp
