@@ -1,0 +1,29 @@
+// The analysis: from a loaded input to the catalog in memory (DESIGN.md
+// §3-§5). Per node type: symmetry, endpoint routes, maximal local patterns;
+// for the cluster: nodes, fabric and its contention rule, the cluster group.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "vp/analysis/request.hpp"
+#include "vp/catalog/catalog.hpp"
+
+namespace vp {
+
+// Progress lines ("node type pcie-gen4: 511 pattern orbits") for a terminal.
+using ProgressFn = std::function<void(std::string_view)>;
+
+// Analyse `in`. `options_text` is canonical_options() of the request, stored
+// in the provenance. Throws std::logic_error if a check of ours fails (a
+// generator that is no automorphism, a pattern that is not contention-free).
+catalog::Catalog build_catalog(const LoadedInput& in, const PatternSearchOptions& search,
+                               const std::string& options_text, const ProgressFn& progress = {});
+
+// The fabric capacity of each NIC port of a node type in a cluster (the
+// fabric's NIC rate when it sets one, else the NIC's own); 0 for a NIC
+// without GPUDirect RDMA, which carries no GPU traffic in the model.
+std::vector<double> nic_port_gbps(const Topology& node_type, const ClusterSpec& cluster);
+
+}  // namespace vp

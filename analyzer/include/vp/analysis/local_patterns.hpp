@@ -1,0 +1,69 @@
+// Maximal local patterns of a node type (DESIGN.md §3), one per orbit of the
+// node's automorphism group.
+//
+// A local pattern gives every GPU a send role (idle, peer-to-peer to a local
+// GPU, or to the network through NIC k) and a receive role (idle, from a
+// local GPU, or from the network through NIC k). It is contention-free when
+// its flows, each at its route's solo rate, fit every link, every forwarding
+// component and every NIC port (one direction each, at the NIC's fabric
+// rate); it is maximal when no idle role can become active.
+//
+// The search is orderly generation: roles are decided position by position
+// (all send roles, then the receive roles left free) in increasing role
+// order, and a partial assignment is cut as soon as some group element maps
+// it to a lexicographically smaller one (lex-leader). With the whole group
+// at hand, exactly the lexicographically least member of every orbit
+// survives, so no orbit is found twice and nothing is deduplicated after the
+// fact. Groups too large to list are cut with the listed elements only and
+// the surviving maximal patterns are deduplicated by bliss canonical
+// certificates.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "vp/analysis/contention.hpp"
+#include "vp/analysis/perm_group.hpp"
+#include "vp/analysis/symmetry.hpp"
+#include "vp/catalog/catalog.hpp"
+#include "vp/topology/topology.hpp"
+
+namespace vp {
+
+struct PatternSearchOptions {
+  // List the whole group for lex-leader cuts when its order is at most this.
+  std::uint64_t max_listed_group = 1000000;
+  // Stop after this many search nodes (the result is then marked incomplete).
+  std::uint64_t max_search_nodes = 20000000;
+};
+
+struct LocalPatternSet {
+  std::vector<catalog::LocalPattern> representatives;  // lexicographic order
+  BigUint represented;                                 // sum of orbit sizes
+  bool complete = true;
+  std::uint64_t search_nodes = 0;
+};
+
+// The node with its network ports: one extra net_switch ("port") and, for
+// every NIC k with nic_gbps[k] > 0, a network link each way with that
+// capacity (a NIC without a port carries no GPU traffic). Network
+// roles of a pattern are flows GPU -> NIC -> port and port -> NIC -> GPU in
+// this topology, so that check_contention() sees the NIC ports too.
+Topology with_network_ports(const Topology& node, const std::vector<double>& nic_gbps);
+
+// Patterns of `ported` (from with_network_ports); `sym` is the node type's
+// group (its permutations fix the port switch).
+LocalPatternSet find_local_patterns(const Topology& ported, const NodeSymmetry& sym,
+                                    const PatternSearchOptions& opts = {});
+
+// Every maximal local pattern, without symmetry (for tests: small nodes only).
+std::vector<catalog::LocalPattern> all_maximal_local_patterns(const Topology& ported);
+
+// The image of a pattern under a component permutation of the node.
+catalog::LocalPattern apply_to_pattern(const Topology& ported, const Permutation& p, const catalog::LocalPattern& x);
+
+// The transfers of a pattern in `ported`: GPU -> GPU, GPU -> port (send to
+// the network through NIC k), port -> GPU (receive through NIC k).
+std::vector<Transfer> pattern_transfers(const Topology& ported, const catalog::LocalPattern& x);
+
+}  // namespace vp

@@ -1,0 +1,253 @@
+#include "vp/analysis/build_catalog.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+#include "vp/analysis/contention.hpp"
+#include "vp/analysis/sha256.hpp"
+#include "vp/analysis/symmetry.hpp"
+#include "vp/import/json_topology.hpp"
+#include "vp/topology/routes.hpp"
+
+namespace vp {
+
+namespace {
+
+constexpr const char* kToolVersion = "0.1.0";
+
+catalog::Component catalog_component(const Component& c, double nic_gbps) {
+  catalog::Component out;
+  out.kind = static_cast<catalog::Kind>(c.kind);
+  out.parent = c.parent;
+  out.local_index = static_cast<std::uint32_t>(c.local_index);
+  out.name = c.name;
+  out.model = c.model;
+  out.pci_bus_id = c.pci_bus_id;
+  out.device_name = c.device_name;
+  out.forward_gbps = c.forward ? c.forward->gbps : 0.0;
+  out.nic_gbps = c.kind == ComponentKind::nic ? nic_gbps : 0.0;
+  out.gpudirect = c.gpudirect;
+  return out;
+}
+
+// Routes between every ordered pair of distinct endpoints; a NIC end adds
+// the NIC port to the solo rate.
+std::vector<catalog::Route> endpoint_routes(const Topology& node, const std::vector<double>& nic_gbps) {
+  std::vector<ComponentId> ends(node.gpus);
+  ends.insert(ends.end(), node.nics.begin(), node.nics.end());
+  std::sort(ends.begin(), ends.end());
+  // A NIC end adds its port; a NIC without one (no GPUDirect) keeps the PCIe figure.
+  auto port = [&](ComponentId c) {
+    if (node.components[c].kind != ComponentKind::nic) return 1e300;
+    double gbps = nic_gbps[static_cast<std::size_t>(node.components[c].local_index)];
+    return gbps > 0 ? gbps : 1e300;
+  };
+  std::vector<catalog::Route> out;
+  for (ComponentId a : ends) {
+    for (ComponentId b : ends) {
+      if (a == b) continue;
+      Route r = intra_node_route(node, a, b);
+      catalog::Route cr;
+      cr.from = a, cr.to = b;
+      cr.solo_gbps = std::min({r.solo_gbps, port(a), port(b)});
+      cr.links.assign(r.links.begin(), r.links.end());
+      cr.forwarders.assign(r.forwarders.begin(), r.forwarders.end());
+      out.push_back(std::move(cr));
+    }
+  }
+  return out;
+}
+
+std::size_t count_orbits(const std::vector<std::uint32_t>& orbit_of, const std::vector<ComponentId>& members) {
+  std::vector<std::uint32_t> reps;
+  for (ComponentId m : members) reps.push_back(orbit_of[m]);
+  std::sort(reps.begin(), reps.end());
+  return static_cast<std::size_t>(std::unique(reps.begin(), reps.end()) - reps.begin());
+}
+
+struct NodeTypeResult {
+  catalog::NodeType type;
+  NodeSymmetry symmetry;
+};
+
+NodeTypeResult analyse_node_type(const NodeTypeSpec& spec, const ClusterSpec& cluster,
+                                 const PatternSearchOptions& search, const ProgressFn& progress) {
+  const Topology& node = spec.topology;
+  NodeTypeResult r;
+  catalog::NodeType& nt = r.type;
+  nt.name = spec.name;
+  std::vector<double> ports = nic_port_gbps(node, cluster);
+  for (const Component& c : node.components)
+    nt.components.push_back(catalog_component(c, c.kind == ComponentKind::nic
+                                                     ? ports[static_cast<std::size_t>(c.local_index)]
+                                                     : 0.0));
+  for (const Link& l : node.links)
+    nt.links.push_back(catalog::Link{l.src, l.dst, static_cast<catalog::LinkKind>(l.kind), l.capacity.gbps, l.reverse});
+  nt.routes = endpoint_routes(node, ports);
+
+  r.symmetry = compute_node_symmetry(node);
+  const NodeSymmetry& sym = r.symmetry;
+  nt.generators = sym.generators;
+  nt.group_order = sym.order.to_string();
+  nt.component_orbit = sym.component_orbit;
+  nt.link_orbit = sym.link_orbit;
+  if (progress)
+    progress(fmt::format("node type {}: {} GPUs, |Aut| = {}, {} GPU orbits", spec.name, node.gpus.size(),
+                         nt.group_order, count_orbits(sym.component_orbit, node.gpus)));
+
+  Topology ported = with_network_ports(node, ports);
+  LocalPatternSet patterns = find_local_patterns(ported, sym, search);
+  for (const catalog::LocalPattern& p : patterns.representatives) {
+    ContentionReport report = check_contention(ported, pattern_transfers(ported, p));
+    if (!report.ok())
+      throw std::logic_error(fmt::format("node type {}: a local pattern is not contention-free: {}", spec.name,
+                                         report.message));
+  }
+  nt.patterns = std::move(patterns.representatives);
+  nt.patterns_represented = patterns.represented.to_string();
+  nt.patterns_complete = patterns.complete;
+  if (progress)
+    progress(fmt::format("node type {}: {} local pattern orbits representing {} patterns{}", spec.name,
+                         nt.patterns.size(), nt.patterns_represented,
+                         patterns.complete ? "" : fmt::format(" (search stopped at its budget of {} nodes)",
+                                                              search.max_search_nodes)));
+  return r;
+}
+
+// Node groups: maximal runs of consecutive nodes of one type; names as a
+// hostlist expression when they form one numbered range, else a comma list.
+std::vector<catalog::NodeGroup> node_groups(const ClusterSpec& cluster) {
+  std::vector<catalog::NodeGroup> out;
+  std::map<std::string, std::uint32_t> type_index;
+  for (std::size_t i = 0; i < cluster.node_types.size(); ++i)
+    type_index[cluster.node_types[i].name] = static_cast<std::uint32_t>(i);
+  for (const NodeInfo& n : cluster.nodes) {
+    std::uint32_t t = type_index.at(n.type);
+    if (out.empty() || out.back().node_type != t) out.push_back(catalog::NodeGroup{t, 0, {}});
+    catalog::NodeGroup& g = out.back();
+    g.names += (g.count ? "," : "") + n.name;
+    ++g.count;
+  }
+  return out;
+}
+
+catalog::Fabric fabric_of(const Topology& t) {
+  catalog::Fabric f;
+  f.kind = static_cast<catalog::FabricKind>(t.fabric.kind);
+  f.leaf_size = t.fabric.leaf_size;
+  f.oversubscription = t.fabric.oversubscription;
+  ComponentId spine = kNone;
+  for (ComponentId s : t.net_switches)
+    if (t.components[s].role == "spine") spine = s;
+  f.spine = spine != kNone;
+  for (ComponentId s : t.net_switches) {
+    if (s == spine) continue;
+    ++f.switches;
+    f.spine_uplink_gbps.push_back(spine == kNone ? 0.0 : t.links[t.find_link(s, spine)].capacity.gbps);
+  }
+  return f;
+}
+
+// The fabric's group acting on nodes: permutations of nodes of one type that
+// the fabric cannot tell apart (all of them on one switch or on rails; within
+// a leaf, and whole leaves of equal make-up, on leaf/spine).
+std::pair<std::string, BigUint> fabric_group(const ClusterSpec& cluster) {
+  std::map<std::string, std::uint64_t> per_type;
+  for (const NodeInfo& n : cluster.nodes) ++per_type[n.type];
+  if (cluster.nodes.size() <= 1) return {"trivial (one node)", BigUint(1)};
+  BigUint order(1);
+  std::string text;
+  if (cluster.fabric.kind != FabricKind::leaf_spine) {
+    for (const auto& [type, count] : per_type) {
+      order *= factorial(count);
+      text += fmt::format("{}S{} ({} nodes of type {})", text.empty() ? "" : " x ", count, count, type);
+    }
+    return {text + " acting on the nodes", order};
+  }
+  const std::size_t per_leaf = cluster.fabric.leaf_size;
+  std::map<std::map<std::string, std::uint64_t>, std::uint64_t> leaf_kinds;
+  for (std::size_t start = 0; start < cluster.nodes.size(); start += per_leaf) {
+    std::map<std::string, std::uint64_t> makeup;
+    for (std::size_t i = start; i < std::min(cluster.nodes.size(), start + per_leaf); ++i) ++makeup[cluster.nodes[i].type];
+    for (const auto& [type, count] : makeup) order *= factorial(count);
+    ++leaf_kinds[makeup];
+  }
+  for (const auto& [makeup, leaves] : leaf_kinds) order *= factorial(leaves);
+  return {fmt::format("node permutations within each leaf x permutations of alike leaves ({} leaves of {} nodes)",
+                      (cluster.nodes.size() + per_leaf - 1) / per_leaf, per_leaf),
+          order};
+}
+
+// |Aut(cluster)| = |fabric group| x the node types' contribution. On rails a
+// node's automorphism must move NIC k to the rail of its image, the same for
+// every node: |K|^N x |Aut / K| with K the pointwise stabilizer of the NICs.
+BigUint cluster_order(const ClusterSpec& cluster, const std::vector<NodeTypeResult>& types, const BigUint& fabric) {
+  BigUint order = fabric;
+  for (std::size_t t = 0; t < types.size(); ++t) {
+    std::uint64_t count = 0;
+    for (const NodeInfo& n : cluster.nodes) count += n.type == cluster.node_types[t].name;
+    const Topology& node = cluster.node_types[t].topology;
+    const NodeSymmetry& sym = types[t].symmetry;
+    if (cluster.fabric.kind == FabricKind::rail && count > 1) {
+      std::vector<std::uint32_t> nics(node.nics.begin(), node.nics.end());
+      PermGroup g(node.components.size(), sym.generators, nics);
+      BigUint fixing = g.stabilizer_order(nics.size());
+      for (std::uint64_t i = 0; i < count; ++i) order *= fixing;
+      order *= BigUint(g.order().quotient_u64(fixing));  // |Aut / K|: the NIC permutations Aut induces
+    } else {
+      for (std::uint64_t i = 0; i < count; ++i) order *= sym.order;
+    }
+  }
+  return order;
+}
+
+// The input in normalized form, compact even for large clusters: every node
+// type's topology JSON, then the nodes and the fabric.
+std::string normalized_input(const ClusterSpec& cluster) {
+  std::string text;
+  for (const NodeTypeSpec& t : cluster.node_types) text += t.name + "\n" + topology_to_json(t.topology).dump() + "\n";
+  for (const NodeInfo& n : cluster.nodes) text += n.name + " " + n.type + "\n";
+  text += fmt::format("fabric {} {} {:.17g} {:.17g}\n", to_string(cluster.fabric.kind), cluster.fabric.leaf_size,
+                      cluster.fabric.oversubscription, cluster.nic_gbitps);
+  return text;
+}
+
+}  // namespace
+
+std::vector<double> nic_port_gbps(const Topology& node, const ClusterSpec& cluster) {
+  std::vector<double> out;
+  for (ComponentId n : node.nics) {
+    const Component& c = node.components[n];
+    double rate = cluster.nic_gbitps > 0 ? cluster.nic_gbitps : c.line_rate_gbitps;
+    // Without GPUDirect RDMA a NIC reaches GPU memory only through host
+    // memory, a path the model does not have: it carries no GPU traffic.
+    out.push_back(c.gpudirect ? node.defaults.nic(rate, static_cast<int>(c.ports)).gbps : 0.0);
+  }
+  return out;
+}
+
+catalog::Catalog build_catalog(const LoadedInput& in, const PatternSearchOptions& search,
+                               const std::string& options_text, const ProgressFn& progress) {
+  catalog::Catalog cat;
+  std::vector<NodeTypeResult> types;
+  for (const NodeTypeSpec& spec : in.cluster.node_types) {
+    types.push_back(analyse_node_type(spec, in.cluster, search, progress));
+    cat.node_types.push_back(types.back().type);
+  }
+  cat.node_groups = node_groups(in.cluster);
+  cat.fabric = fabric_of(in.topology);
+  auto [description, order] = fabric_group(in.cluster);
+  cat.fabric.group_description = description;
+  cat.fabric.group_order = order.to_string();
+  cat.cluster_group_order = cluster_order(in.cluster, types, order).to_string();
+  for (const auto& [key, value] : in.topology.defaults.entries()) cat.defaults.emplace_back(key, value);
+  cat.provenance.tool_version = kToolVersion;
+  cat.provenance.input_digest = "sha256:" + sha256_hex(normalized_input(in.cluster));
+  cat.provenance.options = options_text;
+  return cat;
+}
+
+}  // namespace vp

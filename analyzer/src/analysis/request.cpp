@@ -1,0 +1,163 @@
+#include "vp/analysis/request.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <sstream>
+
+#include "vp/import/import.hpp"
+#include "vp/topology/errors.hpp"
+
+namespace vp {
+
+namespace {
+
+double parse_number(const std::string& text, const std::string& what) {
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size()) throw UsageError(fmt::format("{}: '{}' is not a number", what, text));
+  return value;
+}
+
+std::pair<std::string, std::string> split_key_value(const std::string& kv, const std::string& what) {
+  auto eq = kv.find('=');
+  if (eq == std::string::npos || eq == 0) throw UsageError(fmt::format("{} {}: expected KEY=VALUE", what, kv));
+  return {kv.substr(0, eq), kv.substr(eq + 1)};
+}
+
+CapacityDefaults build_defaults(const AnalysisRequest& r) {
+  CapacityDefaults d;
+  if (!r.defaults_file.empty()) d.load_file(r.defaults_file);
+  for (const std::string& kv : r.sets) {
+    auto [key, text] = split_key_value(kv, "--set");
+    double value = parse_number(text, "--set " + kv);
+    try {
+      d.set(key, value, "--set");
+    } catch (const InputError& e) {
+      throw UsageError(fmt::format("--set {}", e.reason()));
+    }
+  }
+  return d;
+}
+
+// Node `index` of a cluster topology as a single-node topology.
+Topology extract_node(const Topology& t, std::int32_t index) {
+  Topology n;
+  n.defaults = t.defaults;
+  n.nodes.push_back(NodeInfo{"node0", t.nodes[static_cast<std::size_t>(index)].type});
+  std::map<ComponentId, ComponentId> id;
+  for (const Component& c : t.components) {
+    if (c.node != index) continue;
+    ComponentId fresh = n.add_component(c.kind, 0);
+    Component copy = c;
+    copy.id = fresh;
+    copy.node = 0;
+    n.components[fresh] = copy;
+    id[c.id] = fresh;
+  }
+  for (Component& c : n.components)
+    if (c.parent != kNone) c.parent = id.at(c.parent);
+  for (const Link& l : t.links) {
+    if (l.id > l.reverse || !id.count(l.src) || !id.count(l.dst)) continue;
+    n.add_duplex_link(id.at(l.src), id.at(l.dst), l.kind, l.capacity, l.pcie_gen, l.pcie_width);
+  }
+  canonicalize(n, "cluster node " + t.nodes[static_cast<std::size_t>(index)].name);
+  return n;
+}
+
+}  // namespace
+
+ClusterSpec cluster_spec_from_topology(const Topology& t) {
+  ClusterSpec spec;
+  spec.nodes = t.nodes;
+  spec.fabric = t.fabric;
+  for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+    const std::string& type = t.nodes[i].type;
+    bool known = false;
+    for (const NodeTypeSpec& s : spec.node_types) known = known || s.name == type;
+    if (!known) spec.node_types.push_back(NodeTypeSpec{type, extract_node(t, static_cast<std::int32_t>(i))});
+  }
+  return spec;
+}
+
+LoadedInput load_input(const AnalysisRequest& r) {
+  ImportOptions opts;
+  opts.defaults = build_defaults(r);
+  LoadedInput in;
+  Topology node;
+  if (!r.input.empty()) {
+    auto format = parse_input_format(r.format);
+    if (!format) throw UsageError(fmt::format("--format {}: unknown format", r.format));
+    node = import_topology(r.input, *format, opts);
+    in.origin = r.input;
+  } else {
+    if (r.format != "auto") throw UsageError("--format needs --input");
+    node = probe_local_machine(opts);
+    in.origin = "local machine";
+  }
+  if (node.nodes.size() > 1) {
+    // A vp JSON document of a whole cluster: already expanded.
+    if (!r.cluster.empty() || r.nodes != 0)
+      throw UsageError(fmt::format("{} already describes a cluster of {} nodes; drop --cluster/--nodes", r.input,
+                                   node.nodes.size()));
+    in.cluster = cluster_spec_from_topology(node);
+    in.topology = std::move(node);
+    return in;
+  }
+  if (!r.cluster.empty()) {
+    in.cluster = load_cluster_spec(r.cluster, &node, opts);
+    in.topology = expand_cluster(in.cluster);
+    return in;
+  }
+  auto fabric = parse_fabric_kind(r.fabric);
+  if (!fabric) throw UsageError(fmt::format("--fabric {}: unknown fabric", r.fabric));
+  if (r.nodes <= 1) {
+    in.cluster = cluster_from_shortcut(node, 1, FabricKind::none, 0, 1.0);
+    in.topology = std::move(node);
+  } else {
+    in.cluster = cluster_from_shortcut(node, r.nodes, *fabric, r.leaf_size, r.oversubscription);
+    in.topology = expand_cluster(in.cluster);
+  }
+  return in;
+}
+
+std::string canonical_options(const AnalysisRequest& r) {
+  std::map<std::string, std::string> kv;
+  if (r.nodes > 1) {
+    kv["nodes"] = std::to_string(r.nodes);
+    kv["fabric"] = r.fabric;
+    if (r.fabric == "leaf_spine") kv["leaf_size"] = std::to_string(r.leaf_size);
+    if (r.fabric != "single_switch") kv["oversubscription"] = fmt::format("{:g}", r.oversubscription);
+  }
+  if (r.format != "auto") kv["format"] = r.format;
+  CapacityDefaults d = build_defaults(r);
+  for (const std::string& key : d.overridden) kv["set." + key] = fmt::format("{:.17g}", d.entries().at(key));
+  kv["pattern_budget"] = std::to_string(r.search.max_search_nodes);
+  std::string out;
+  for (const auto& [key, value] : kv) out += (out.empty() ? "" : ";") + key + "=" + value;
+  return out;
+}
+
+void apply_options(AnalysisRequest& r, const std::string& text) {
+  std::istringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ';')) {
+    if (item.empty()) continue;
+    auto [key, value] = split_key_value(item, "option");
+    if (key == "nodes") r.nodes = static_cast<std::uint32_t>(parse_number(value, key));
+    else if (key == "fabric") r.fabric = value;
+    else if (key == "leaf_size") r.leaf_size = static_cast<std::uint32_t>(parse_number(value, key));
+    else if (key == "oversubscription") r.oversubscription = parse_number(value, key);
+    else if (key == "format") r.format = value;
+    else if (key == "pattern_budget") r.search.max_search_nodes = static_cast<std::uint64_t>(parse_number(value, key));
+    else if (key.rfind("set.", 0) == 0) r.sets.push_back(key.substr(4) + "=" + value);
+    else throw UsageError(fmt::format("option {}: unknown key", key));
+  }
+}
+
+}  // namespace vp

@@ -1,0 +1,90 @@
+// `vp-analyze --out cluster.vpcat`: the whole analysis (the command run when
+// no subcommand is named). Imports the topology, analyses it, writes the
+// catalog atomically (and its JSON mirror on request) and prints a summary.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "vp/analysis/build_catalog.hpp"
+#include "vp/catalog/atomic_file.hpp"
+#include "vp/catalog/json_mirror.hpp"
+#include "vp/catalog/summary.hpp"
+#include "vp/catalog/writer.hpp"
+#include "vp/topology/errors.hpp"
+
+namespace vp::cli {
+
+namespace {
+
+struct AnalyzeOptions {
+  AnalysisRequest request;
+  std::string out;
+  std::string json_out;
+  std::string summary = "text";
+  bool quiet = false;
+};
+
+void print_text_summary(const catalog::Summary& s, const catalog::Catalog& c, const std::string& out,
+                        double elapsed_ms) {
+  fmt::print("wrote {} ({} bytes) in {:.1f} ms\n", out, s.catalog_bytes, elapsed_ms);
+  fmt::print("  GPUs {}, nodes {}, node types {}\n", s.gpus, s.nodes, s.node_types.size());
+  for (std::size_t i = 0; i < s.node_types.size(); ++i) {
+    const catalog::NodeTypeSummary& t = s.node_types[i];
+    fmt::print("  node type {}: {} GPUs, |Aut| = {}, {} GPU orbits, {} local pattern orbits representing {} "
+               "patterns{}\n",
+               t.name, t.gpus, t.automorphism_group_order, t.gpu_orbits, t.local_pattern_orbits, t.local_patterns,
+               c.node_types[i].patterns_complete ? "" : " (INCOMPLETE: search budget reached)");
+  }
+  fmt::print("  fabric group: {} (order {})\n", c.fabric.group_description, c.fabric.group_order);
+  fmt::print("  cluster automorphism group order {}\n", s.cluster_automorphism_group_order);
+  fmt::print("  channel orbits stored {}, channels represented {}\n", s.channel_orbits, s.channels_represented);
+}
+
+}  // namespace
+
+Runner setup_analyze_command(CLI::App& app) {
+  auto opts = std::make_shared<AnalyzeOptions>();
+  add_input_options(app, opts->request);
+  app.add_option("-o,--out", opts->out, "Write the catalog here (.vpcat), atomically");
+  app.add_option("--json-out", opts->json_out, "Also write the catalog's JSON mirror here");
+  app.add_option("--summary", opts->summary, "Summary format: text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--pattern-budget", opts->request.search.max_search_nodes,
+                 "Stop the local-pattern search after this many search nodes per node type (the catalog then "
+                 "says its pattern list is incomplete)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 50));
+  app.add_flag("-q,--quiet", opts->quiet, "No progress lines");
+  return [opts]() {
+    if (opts->out.empty()) throw UsageError("--out FILE is required (or name a command: see --help)");
+    auto start = std::chrono::steady_clock::now();
+    bool show_progress = !opts->quiet && isatty(STDERR_FILENO);
+    ProgressFn progress = [show_progress](std::string_view line) {
+      if (show_progress) fmt::print(stderr, "vp-analyze: {}\n", line);
+    };
+    LoadedInput in = load_input(opts->request);
+    catalog::Catalog cat = build_catalog(in, opts->request.search, canonical_options(opts->request), progress);
+    std::vector<std::uint8_t> bytes = catalog::write_catalog(cat);
+    catalog::write_file_atomically(opts->out, bytes.data(), bytes.size());
+    if (!opts->json_out.empty()) {
+      std::string text = catalog::dump_json(cat);
+      catalog::write_file_atomically(opts->json_out, reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
+    }
+    double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    catalog::Summary s = catalog::summarize(cat, bytes.size());
+    if (opts->summary == "json") {
+      catalog::Json j = catalog::to_json(s);
+      j["elapsed_ms"] = elapsed_ms;
+      fmt::print("{}\n", j.dump(2));
+    } else {
+      print_text_summary(s, cat, opts->out, elapsed_ms);
+    }
+    return 0;
+  };
+}
+
+}  // namespace vp::cli

@@ -1,0 +1,155 @@
+// `vp-analyze topology`: what an operator checks first. GPUs, NICs, switches,
+// links with their GB/s and where each figure came from, and an
+// `nvidia-smi topo -m`-style path-type matrix; --json prints the normalized
+// topology (schemas/topology.schema.json).
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "vp/analysis/request.hpp"
+#include "vp/import/json_topology.hpp"
+#include "vp/topology/routes.hpp"
+
+namespace vp::cli {
+
+namespace {
+
+struct TopologyOptions {
+  AnalysisRequest input;
+  bool json = false;
+};
+
+// "cpu0 > host_bridge0 > pcie_switch1" for the ancestors of c.
+std::string tree_path(const Topology& t, ComponentId c) {
+  std::vector<std::string> names;
+  for (ComponentId p = t.components[c].parent; p != kNone; p = t.components[p].parent)
+    names.insert(names.begin(), t.components[p].name);
+  return fmt::format("{}", fmt::join(names, " > "));
+}
+
+std::string socket_of(const Topology& t, ComponentId c) {
+  while (t.components[c].parent != kNone) c = t.components[c].parent;
+  return t.components[c].kind == ComponentKind::cpu ? t.components[c].name : "-";
+}
+
+std::string or_dash(const std::string& s) { return s.empty() ? "-" : s; }
+
+void print_summary(const Topology& t, const std::string& origin) {
+  fmt::print("Topology of {}: {} node{}, {} GPUs, {} NICs, {} PCIe switches, {} host bridges, {} sockets{}\n",
+             origin, t.nodes.size(), t.nodes.size() == 1 ? "" : "s", t.gpus.size(), t.nics.size(),
+             t.switches.size(), t.host_bridges.size(), t.sockets.size(),
+             t.net_switches.empty() ? "" : fmt::format(", {} network switches", t.net_switches.size()));
+  if (t.fabric.kind != FabricKind::none)
+    fmt::print("Fabric: {}{}\n", to_string(t.fabric.kind),
+               t.fabric.kind == FabricKind::leaf_spine
+                   ? fmt::format(", {} nodes per leaf, {:g}:1 oversubscription", t.fabric.leaf_size,
+                                 t.fabric.oversubscription)
+                   : "");
+  for (const std::string& w : t.warnings) fmt::print("warning: {}\n", w);
+}
+
+void print_gpus(const Topology& t) {
+  fmt::print("\nGPUs\n  {:>4}  {:<14} {:<13} {:<24} {:<8} {:<6} {}\n", "idx", "name", "bus id", "model", "device",
+             "socket", "PCIe path");
+  for (std::size_t i = 0; i < t.gpus.size(); ++i) {
+    const Component& g = t.components[t.gpus[i]];
+    fmt::print("  {:>4}  {:<14} {:<13} {:<24} {:<8} {:<6} {}\n", i, t.display_name(g.id), or_dash(g.pci_bus_id),
+               or_dash(g.model), or_dash(g.device_name), socket_of(t, g.id), tree_path(t, g.id));
+  }
+}
+
+void print_nics(const Topology& t) {
+  if (t.nics.empty()) return;
+  fmt::print("\nNICs\n  {:<14} {:<13} {:<20} {:<10} {:>9} {:>5} {:<4} {:<6} {}\n", "name", "bus id", "model",
+             "device", "Gb/s", "ports", "GDR", "socket", "PCIe path");
+  for (ComponentId id : t.nics) {
+    const Component& n = t.components[id];
+    fmt::print("  {:<14} {:<13} {:<20} {:<10} {:>9g} {:>5} {:<4} {:<6} {}\n", t.display_name(id),
+               or_dash(n.pci_bus_id), or_dash(n.model), or_dash(n.device_name), n.line_rate_gbitps, n.ports,
+               n.gpudirect ? "yes" : "no", socket_of(t, id), tree_path(t, id));
+  }
+}
+
+void print_switches(const Topology& t) {
+  if (t.switches.empty()) return;
+  fmt::print("\nPCIe switches\n  {:<20} {:<13} {:<24} {}\n", "name", "bus id", "model", "parent");
+  for (ComponentId id : t.switches) {
+    const Component& s = t.components[id];
+    fmt::print("  {:<20} {:<13} {:<24} {}\n", t.display_name(id), or_dash(s.pci_bus_id), or_dash(s.model),
+               t.components[s.parent].name);
+  }
+}
+
+void print_links(const Topology& t) {
+  fmt::print("\nLinks (GB/s per direction; source of the figure)\n");
+  for (const Link& l : t.links) {
+    const Link& r = t.links[l.reverse];
+    bool symmetric = r.capacity == l.capacity;
+    if (symmetric && l.reverse < l.id) continue;
+    fmt::print("  {:<22} {} {:<22} {:>8.2f}  {:<8} {}\n", t.display_name(l.src), symmetric ? "<->" : "-> ",
+               t.display_name(l.dst), l.capacity.gbps, to_string(l.capacity.source), l.capacity.basis);
+  }
+  bool any = false;
+  for (const Component& c : t.components) {
+    if (!c.forward) continue;
+    if (!any) fmt::print("\nForwarding capacities (peer-to-peer traffic transiting the component)\n");
+    any = true;
+    fmt::print("  {:<22} {:>8.2f}  {:<8} {}\n", t.display_name(c.id), c.forward->gbps, to_string(c.forward->source),
+               c.forward->basis);
+  }
+}
+
+void print_defaults(const Topology& t) {
+  fmt::print("\nDefault table (override with --set KEY=VALUE or --defaults FILE)\n");
+  for (const auto& [key, value] : t.defaults.entries())
+    fmt::print("  {:<34} {:>8g}{}\n", key, value, t.defaults.overridden.count(key) ? "  (overridden)" : "");
+}
+
+// The matrix of the first node (all nodes of a cluster share node types; the
+// JSON output has the whole matrix).
+void print_matrix(const Topology& t) {
+  std::vector<std::size_t> shown;
+  for (std::size_t i = 0; i < t.gpus.size(); ++i)
+    if (t.components[t.gpus[i]].node == t.components[t.gpus[0]].node) shown.push_back(i);
+  auto m = path_type_matrix(t);
+  fmt::print("\nPath types{}\n{:>8}", t.nodes.size() > 1 ? fmt::format(" ({}; --json has all nodes)", t.nodes[0].name) : "", "");
+  for (std::size_t j : shown) fmt::print(" {:>5}", fmt::format("GPU{}", j));
+  fmt::print("\n");
+  for (std::size_t i : shown) {
+    fmt::print("{:>8}", fmt::format("GPU{}", i));
+    for (std::size_t j : shown) fmt::print(" {:>5}", i == j ? std::string("X") : std::string(to_string(m[i][j])));
+    fmt::print("\n");
+  }
+  fmt::print("Legend: PIX one PCIe switch, PXB several switches, PHB host bridge, NODE between host bridges of a "
+             "socket, SYS across sockets, NET network\n");
+}
+
+}  // namespace
+
+Runner setup_topology_command(CLI::App& app) {
+  auto opts = std::make_shared<TopologyOptions>();
+  CLI::App* cmd = app.add_subcommand("topology", "Print the topology as understood (text, or --json)");
+  add_input_options(*cmd, opts->input);
+  cmd->add_flag("--json", opts->json, "Print the normalized topology as JSON (schemas/topology.schema.json)");
+  return [opts]() {
+    LoadedInput in = load_input(opts->input);
+    const Topology& t = in.topology;
+    if (opts->json) {
+      fmt::print("{}\n", topology_to_json(t).dump(2));
+      return 0;
+    }
+    print_summary(t, in.origin);
+    print_gpus(t);
+    print_nics(t);
+    print_switches(t);
+    print_links(t);
+    print_defaults(t);
+    print_matrix(t);
+    return 0;
+  };
+}
+
+}  // namespace vp::cli

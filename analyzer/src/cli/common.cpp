@@ -1,0 +1,32 @@
+#include "common.hpp"
+
+namespace vp::cli {
+
+void add_input_options(CLI::App& app, AnalysisRequest& r) {
+  auto* input = app.add_option("-i,--input", r.input,
+                               "Topology file: hwloc XML, NCCL topology XML, nvidia-smi topo -m text or vp JSON");
+  // --probe only documents the default: no --input means probing.
+  auto* probe = app.add_flag("--probe", r.probe, "Probe this machine with hwloc (the default without --input)");
+  input->excludes(probe);
+  app.add_option("--format", r.format, "Input format: auto, hwloc, nccl, nvidia-smi, json (default: detected)")
+      ->check(CLI::IsMember({"auto", "hwloc", "nccl", "nvidia-smi", "json"}));
+  auto* cluster = app.add_option("--cluster", r.cluster, "Cluster description (JSON, schemas/cluster.schema.json)");
+  auto* nodes = app.add_option("--nodes", r.nodes, "Shortcut: this many nodes of the input's node type")
+                    ->check(CLI::Range(1u, 1000000u));
+  nodes->excludes(cluster);
+  app.add_option("--fabric", r.fabric, "Shortcut fabric: single_switch, rail or leaf_spine")
+      ->check(CLI::IsMember({"single_switch", "rail", "leaf_spine"}))
+      ->needs(nodes);
+  app.add_option("--leaf-size", r.leaf_size, "Shortcut leaf_spine: nodes per leaf (default 8)")
+      ->needs(nodes)
+      ->check(CLI::Range(1u, 1000000u));
+  app.add_option("--oversubscription", r.oversubscription, "Shortcut rail/leaf_spine: downlink/uplink ratio")
+      ->needs(nodes)
+      ->check(CLI::Range(1.0, 1000.0));
+  app.add_option("--set", r.sets,
+                 "Override a default capacity: KEY=VALUE (e.g. pcie.gen4=22, inter_socket.amd=30, "
+                 "root_complex_p2p_factor=0.5); repeatable");
+  app.add_option("--defaults", r.defaults_file, "JSON file of default-table overrides {KEY: number}");
+}
+
+}  // namespace vp::cli

@@ -1,0 +1,120 @@
+// `vp-analyze --out`: catalogs for the evaluation platforms and the real
+// fixtures, determinism (also under a reordered input), and the summary.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "support.hpp"
+
+using vp::test::fixture;
+using vp::test::run;
+using vp::test::TempDir;
+
+namespace {
+
+std::string analyze() { return VP_ANALYZE_BIN; }
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+nlohmann::json summary_of(const std::string& args, const std::string& out) {
+  auto r = run(analyze() + " " + args + " --out " + out + " --summary json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return nlohmann::json::parse(r.out);
+}
+
+}  // namespace
+
+TEST_CASE("the four evaluation platforms give catalogs with the expected summary") {
+  TempDir dir;
+  const std::string node = fixture("platforms/pcie-gen4-2s4sw8g.json");
+  struct Case {
+    std::string cluster;
+    int gpus, nodes;
+  };
+  for (const Case& c : {Case{"", 8, 1}, Case{"pcie-gen4-2s4sw8g-4n-switch.cluster.json", 32, 4},
+                        Case{"pcie-gen4-2s4sw8g-16n-rail.cluster.json", 128, 16},
+                        Case{"pcie-gen4-2s4sw8g-32n-leafspine2to1.cluster.json", 256, 32}}) {
+    CAPTURE(c.cluster);
+    std::string args = "--input " + node + (c.cluster.empty() ? "" : " --cluster " + fixture("platforms/" + c.cluster));
+    nlohmann::json s = summary_of(args, dir.path() + "/c.vpcat");
+    CHECK(s["gpus"] == c.gpus);
+    CHECK(s["nodes"] == c.nodes);
+    REQUIRE(s["node_types"].size() == 1);
+    CHECK(s["node_types"][0]["automorphism_group_order"] == "128");
+    CHECK(s["node_types"][0]["gpu_orbits"] == 1);
+    CHECK(s["node_types"][0]["local_pattern_orbits"] == 511);
+    CHECK(s["node_types"][0]["local_patterns"] == "40177");
+    CHECK(s["catalog_bytes"].get<std::uint64_t>() == slurp(dir.path() + "/c.vpcat").size());
+    CHECK(s.contains("elapsed_ms"));
+  }
+}
+
+TEST_CASE("the cluster group order follows the fabric's structure") {
+  TempDir dir;
+  const std::string node = fixture("platforms/pcie-gen4-2s4sw8g.json");
+  // One switch: S4 on the nodes, Aut(node) on each: 4! * 128^4.
+  nlohmann::json s = summary_of("--input " + node + " --nodes 4", dir.path() + "/a.vpcat");
+  CHECK(s["cluster_automorphism_group_order"] == "6442450944");
+  // Rails: a node automorphism must map NIC k to the same rail on every
+  // node. The NIC-fixing subgroup of this node is the 2^4 GPU swaps; Aut
+  // induces 8 NIC permutations. 2! * 16^2 * 8 = 4096.
+  s = summary_of("--input " + node + " --nodes 2 --fabric rail", dir.path() + "/b.vpcat");
+  CHECK(s["cluster_automorphism_group_order"] == "4096");
+}
+
+TEST_CASE("the catalog is byte-identical for identical input and for a reordered input") {
+  TempDir dir;
+  const std::string node = fixture("platforms/pcie-gen4-2s4sw8g.json");
+  const std::string cluster = " --cluster " + fixture("platforms/pcie-gen4-2s4sw8g-4n-switch.cluster.json");
+  summary_of("--input " + node + cluster, dir.path() + "/one.vpcat");
+  summary_of("--input " + node + cluster, dir.path() + "/two.vpcat");
+  CHECK(slurp(dir.path() + "/one.vpcat") == slurp(dir.path() + "/two.vpcat"));
+
+  // The same machine with its components listed in reverse order.
+  nlohmann::json doc = nlohmann::json::parse(slurp(node));
+  std::reverse(doc["components"].begin(), doc["components"].end());
+  std::reverse(doc["links"].begin(), doc["links"].end());
+  std::string reordered = dir.write("reordered.json", doc.dump(1));
+  nlohmann::json spec = nlohmann::json::parse(slurp(fixture("platforms/pcie-gen4-2s4sw8g-4n-switch.cluster.json")));
+  spec["node_types"][0]["input"] = reordered;
+  std::string spec_path = dir.write("cluster.json", spec.dump());
+  summary_of("--input " + reordered + " --cluster " + spec_path, dir.path() + "/three.vpcat");
+  CHECK(slurp(dir.path() + "/one.vpcat") == slurp(dir.path() + "/three.vpcat"));
+}
+
+TEST_CASE("every real fixture with GPUs gives a catalog") {
+  TempDir dir;
+  for (const char* f : {"real/hwloc-xml/hwloc-24em64t-2n6c2t-pci.xml", "real/hwloc-xml/hwloc-32em64t-2n8c2t-pci-wholeio.xml",
+                        "real/hwloc-xml/hwloc-64intel64-3g2n+2n-irregulargroups+pci.xml",
+                        "real/hwloc-xml/hwloc-nvidiaDGX2.xml", "real/hwloc-xml/hwloc-power8gpudistances.xml",
+                        "real/hwloc-xml/nixl-g5.48xl-topo.xml", "real/hwloc-xml/nixl-g6.48xl-topo.xml",
+                        "real/hwloc-xml/nixl-p4d.24xl-topo.xml", "real/hwloc-xml/nixl-p5.48xl-topo.xml",
+                        "real/hwloc-xml/rixl-mi300x-topo.xml", "real/nccl-topo/aws-p4d-24xl-topo.xml",
+                        "real/nccl-topo/aws-p4de-24xl-topo.xml", "real/nccl-topo/aws-p5.48xl-topo.xml",
+                        "real/nccl-topo/azure-ncv4-topo.xml", "real/nccl-topo/azure-ndv2-topo.xml",
+                        "real/nccl-topo/azure-ndv4-topo.xml", "real/nccl-topo/azure-ndv5-topo.xml"}) {
+    CAPTURE(f);
+    nlohmann::json s = summary_of("--input " + fixture(f), dir.path() + "/x.vpcat");
+    CHECK(s["gpus"].get<int>() > 0);
+    CHECK(s["channel_orbits"].get<int>() > 0);
+  }
+}
+
+TEST_CASE("analysis errors: no --out, and an unwritable output") {
+  TempDir dir;
+  auto r = run(analyze() + " --input " + fixture("platforms/pcie-gen4-2s4sw8g.json"));
+  CHECK(r.exit_code == 1);
+  CHECK(r.err == "vp-analyze: error: --out FILE is required (or name a command: see --help)\n");
+  r = run(analyze() + " --input " + fixture("platforms/pcie-gen4-2s4sw8g.json") + " --out " + dir.path() +
+          "/missing/dir/x.vpcat");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("cannot write the file") != std::string::npos);
+}
