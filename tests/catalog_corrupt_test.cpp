@@ -1,0 +1,75 @@
+// Every damaged file of fixtures/corrupt/ is rejected with exactly its
+// expected message, by the verifier, the reader and the mapped-file loader.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "catalog_support.hpp"
+#include "corrupt_cases.hpp"
+#include "support.hpp"
+#include "vp/catalog/errors.hpp"
+#include "vp/catalog/reader.hpp"
+#include "vpcat/mapped_file.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string corrupt_dir() { return vp::test::fixture("corrupt"); }
+
+std::string expected_message(const fs::path& file) {
+  std::string text = vp::test::read_text(fs::path(file).replace_extension(".expected").string());
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  return text;
+}
+
+std::vector<fs::path> fixtures() {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::directory_iterator(corrupt_dir()))
+    if (e.path().extension() == ".vpcat") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("corrupt: every fixture is rejected with its expected message") {
+  const auto files = fixtures();
+  CHECK(files.size() >= 30);
+  for (const fs::path& file : files) {
+    CAPTURE(file.filename().string());
+    const std::vector<std::uint8_t> bytes = vp::test::read_binary(file.string());
+    const vpcat::Status s = vpcat::verify(bytes.data(), bytes.size(), nullptr);
+    CHECK_FALSE(s.ok());
+    CHECK(std::string(s.message()) == expected_message(file));
+  }
+}
+
+TEST_CASE("corrupt: the reader and the mapped-file loader give the same messages") {
+  for (const fs::path& file : fixtures()) {
+    CAPTURE(file.filename().string());
+    const std::string expected = expected_message(file);
+    vpcat::CatalogFile mapped;
+    CHECK(std::string(vpcat::CatalogFile::open(file.c_str(), &mapped).message()) == expected);
+    try {
+      vp::catalog::read_catalog_file(file.string());
+      FAIL("read without error");
+    } catch (const vp::catalog::CatalogError& e) {
+      CHECK(std::string(e.what()) == file.string() + ": " + expected);
+      CHECK(e.kind() == vp::catalog::CatalogError::Kind::invalid);
+    }
+  }
+}
+
+TEST_CASE("corrupt: every generated case is committed, and gives its committed message") {
+  std::set<std::string> committed;
+  for (const fs::path& file : fixtures()) committed.insert(file.stem().string());
+  for (const vp::test::CorruptCase& c : vp::test::corrupt_cases()) {
+    CAPTURE(c.name);
+    CHECK(committed.count(c.name) == 1);
+    const vpcat::Status s = vpcat::verify(c.bytes.data(), c.bytes.size(), nullptr);
+    CHECK(std::string(s.message()) == expected_message(fs::path(corrupt_dir()) / (c.name + ".vpcat")));
+  }
+}

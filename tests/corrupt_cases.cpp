@@ -1,0 +1,176 @@
+#include "corrupt_cases.hpp"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "catalog_support.hpp"
+#include "vp/catalog/writer.hpp"
+#include "vpcat/bytes.hpp"
+#include "vpcat/format.hpp"
+
+namespace vp::test {
+
+namespace {
+
+namespace b = vpcat::bytes;
+using vpcat::SectionType;
+
+constexpr std::uint32_t type_id(SectionType t) { return static_cast<std::uint32_t>(t); }
+
+Part& part(std::vector<Part>& parts, SectionType t) {
+  for (Part& p : parts)
+    if (p.type == type_id(t)) return p;
+  throw std::logic_error("no such part");
+}
+
+// Byte `field` of record `i` of a section body.
+std::uint8_t* record(Part& p, std::size_t i, std::size_t field) {
+  const std::uint32_t size = b::load_u32(&p.body[vpcat::section::record_size]);
+  return &p.body[vpcat::section::size + i * size + field];
+}
+
+class Cases {
+ public:
+  Cases() : base_(catalog::write_catalog(rail_catalog())) {}
+
+  void add(const std::string& name, const std::string& description, std::vector<std::uint8_t> bytes) {
+    out.push_back(CorruptCase{name, description, std::move(bytes)});
+  }
+  // The base file with bytes edited in place, checksums recomputed or not.
+  template <typename Edit>
+  void edit(const std::string& name, const std::string& description, bool seal, Edit e) {
+    std::vector<std::uint8_t> bytes = base_;
+    e(bytes);
+    if (seal) reseal(bytes);
+    add(name, description, std::move(bytes));
+  }
+  // The base file taken apart, edited and put together again.
+  template <typename Edit>
+  void rebuild(const std::string& name, const std::string& description, Edit e) {
+    std::vector<Part> parts = split(base_);
+    e(parts);
+    add(name, description, join(base_, parts));
+  }
+  const std::vector<std::uint8_t>& base() const { return base_; }
+
+  std::vector<CorruptCase> out;
+
+ private:
+  std::vector<std::uint8_t> base_;
+};
+
+void header_cases(Cases& c) {
+  const auto& base = c.base();
+  c.add("empty", "a file of zero bytes", {});
+  c.add("truncated-header", "the first 40 bytes of a catalog", {base.begin(), base.begin() + 40});
+  c.add("truncated", "a catalog without its last 100 bytes", {base.begin(), base.end() - 100});
+  c.edit("crlf-damaged", "text-mode transfer turned the signature's CR LF into LF", false,
+         [](auto& bytes) { bytes.erase(bytes.begin() + 4); });
+  const std::string json = "{\"format\": \"vpcat-json\", \"format_version\": \"1.0\"}\n";
+  c.add("not-a-catalog", "a JSON mirror given where a binary is expected", {json.begin(), json.end()});
+  c.edit("newer-major", "format version 2.0", false,
+         [](auto& bytes) { b::store_u16(&bytes[vpcat::header::format_major], 2); });
+  c.edit("needs-newer-reader", "format 1.2 that needs a 1.1 reader", true, [](auto& bytes) {
+    b::store_u16(&bytes[vpcat::header::format_minor], 2);
+    b::store_u16(&bytes[vpcat::header::min_reader_minor], 1);
+  });
+  c.edit("bad-header-checksum", "the writer version changed without updating the header checksum", false,
+         [](auto& bytes) { bytes[vpcat::header::writer_patch] ^= 0x01; });
+  c.edit("reserved-header-flag", "header flag bit 0 set (no flag is defined in 1.0)", true,
+         [](auto& bytes) { b::store_u32(&bytes[vpcat::header::flags], 1); });
+  c.edit("reserved-header-bytes", "a reserved header byte set", true,
+         [](auto& bytes) { bytes[vpcat::header::reserved + 2] = 0x5A; });
+  c.edit("too-many-sections", "section count 200, above the default limit of 64", false,
+         [](auto& bytes) { b::store_u16(&bytes[vpcat::header::section_count], 200); });
+  c.edit("trailing-bytes", "16 bytes appended after the declared end", false,
+         [](auto& bytes) { bytes.insert(bytes.end(), 16, 0); });
+}
+
+void table_cases(Cases& c) {
+  c.rebuild("section-order", "the components and links entries swapped in the table",
+            [](auto& parts) { std::swap(parts[2], parts[3]); });
+  c.edit("section-out-of-bounds", "the last section's size runs past the end of the file", true, [](auto& bytes) {
+    const std::uint64_t e = entry_offset(bytes, type_id(SectionType::provenance));
+    b::store_u64(&bytes[e + vpcat::entry::size], 1u << 20);
+  });
+  c.edit("section-misaligned", "the patterns section's offset moved by 4 bytes", true, [](auto& bytes) {
+    const std::uint64_t e = entry_offset(bytes, type_id(SectionType::patterns));
+    b::store_u64(&bytes[e + vpcat::entry::offset], b::load_u64(&bytes[e + vpcat::entry::offset]) + 4);
+  });
+  c.edit("overlapping-sections", "the routes entry points at the links section", true, [](auto& bytes) {
+    const std::uint64_t links = section_offset(bytes, type_id(SectionType::links));
+    b::store_u64(&bytes[entry_offset(bytes, type_id(SectionType::routes)) + vpcat::entry::offset], links);
+  });
+  c.edit("section-reserved-flag", "an unknown flag bit set on the strings entry", true, [](auto& bytes) {
+    b::store_u32(&bytes[entry_offset(bytes, type_id(SectionType::strings)) + vpcat::entry::flags], 1u << 5);
+  });
+  c.edit("nonzero-padding", "a byte set in the padding after the strings section", false, [](auto& bytes) {
+    const std::uint64_t e = entry_offset(bytes, type_id(SectionType::strings));
+    const std::uint64_t end = b::load_u64(&bytes[e + vpcat::entry::offset]) + b::load_u64(&bytes[e + vpcat::entry::size]);
+    if (end % 64 == 0) throw std::logic_error("no padding after the strings");
+    bytes[end] = 0xAA;
+  });
+  c.edit("bad-section-checksum", "a byte of the patterns section changed", false, [](auto& bytes) {
+    bytes[section_offset(bytes, type_id(SectionType::patterns)) + vpcat::section::size] ^= 0x10;
+  });
+  c.rebuild("unknown-required-section", "a section of type 99 not marked may_skip",
+            [](auto& parts) { parts.push_back(Part{99, 0, std::vector<std::uint8_t>(8, 0)}); });
+  c.rebuild("missing-section", "no provenance section", [](auto& parts) { parts.pop_back(); });
+}
+
+void record_cases(Cases& c) {
+  c.rebuild("bad-record-size", "patterns with 4-byte records (1.0 needs 8)", [](auto& parts) {
+    b::store_u32(&part(parts, SectionType::patterns).body[vpcat::section::record_size], 4);
+  });
+  c.rebuild("huge-count", "a patterns count of 4294967295", [](auto& parts) {
+    b::store_u32(&part(parts, SectionType::patterns).body[vpcat::section::count], 0xFFFFFFFFu);
+  });
+  c.rebuild("bad-utf8", "the first string's first byte replaced by 0xFF", [](auto& parts) {
+    Part& s = part(parts, SectionType::strings);
+    s.body[vpcat::section::size + 4 * b::load_u32(&s.body[vpcat::section::count])] = 0xFF;
+  });
+  c.rebuild("bad-string-ref", "a node type name pointing past the string table", [](auto& parts) {
+    b::store_u32(record(part(parts, SectionType::node_types), 0, vpcat::node_type::name), 9999);
+  });
+  c.rebuild("reserved-record-bytes", "a component's reserved bytes set", [](auto& parts) {
+    b::store_u16(record(part(parts, SectionType::components), 4, vpcat::component::reserved), 7);
+  });
+  c.rebuild("bad-link-id", "a link whose destination is component 999", [](auto& parts) {
+    b::store_u32(record(part(parts, SectionType::links), 0, vpcat::link::dst), 999);
+  });
+  c.rebuild("nan-capacity", "a link capacity of NaN", [](auto& parts) {
+    b::store_f64(record(part(parts, SectionType::links), 2, vpcat::link::capacity_gbps),
+                 std::numeric_limits<double>::quiet_NaN());
+  });
+  c.rebuild("bad-parent-kind", "a GPU whose parent is a GPU", [](auto& parts) {
+    b::store_u32(record(part(parts, SectionType::components), 4, vpcat::component::parent), 5);
+  });
+  c.rebuild("bad-route", "a route whose first link starts at another component", [](auto& parts) {
+    b::store_u32(record(part(parts, SectionType::route_hops), 0, 0), 0);
+  });
+  c.rebuild("not-a-permutation", "a generator mapping two components to the same one", [](auto& parts) {
+    b::store_u32(record(part(parts, SectionType::permutations), 5, 0), 5);
+  });
+  c.rebuild("bad-pattern-role", "a pattern where GPU 0 sends to GPU 7 of 4", [](auto& parts) {
+    b::store_i32(record(part(parts, SectionType::pattern_roles), 0, 0), 7);
+  });
+  c.rebuild("bad-fabric", "a rail fabric with 3 rails for nodes with 2 NICs", [](auto& parts) {
+    b::store_u32(record(part(parts, SectionType::cluster), 0, vpcat::cluster::switches), 3);
+  });
+  c.rebuild("bad-node-count", "a cluster record claiming 5 nodes for groups of 4", [](auto& parts) {
+    b::store_u32(record(part(parts, SectionType::cluster), 0, vpcat::cluster::node_count), 5);
+  });
+}
+
+}  // namespace
+
+std::vector<CorruptCase> corrupt_cases() {
+  Cases c;
+  header_cases(c);
+  table_cases(c);
+  record_cases(c);
+  return std::move(c.out);
+}
+
+}  // namespace vp::test

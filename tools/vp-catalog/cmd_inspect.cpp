@@ -1,0 +1,89 @@
+// `vp-catalog inspect FILE [--json]`: the header, the sections and their
+// sizes, and the catalog summary (the keys of `vp-analyze --summary json`).
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "vp/catalog/errors.hpp"
+#include "vp/catalog/reader.hpp"
+#include "vp/catalog/summary.hpp"
+#include "vpcat/catalog_view.hpp"
+
+namespace vp::catalog_cli {
+
+namespace {
+
+struct InspectOptions {
+  std::string file;
+  bool json = false;
+};
+
+catalog::Json sections_json(const vpcat::CatalogView& v) {
+  catalog::Json out = catalog::Json::array();
+  for (std::uint32_t i = 0; i < v.section_count(); ++i) {
+    const vpcat::SectionEntry e = v.section(i);
+    catalog::Json s = {{"type", e.type}, {"name", e.name}, {"flags", e.flags}, {"offset", e.offset}, {"size", e.size}};
+    if (vpcat::section_spec(e.type)) {
+      const vpcat::SectionRef& r = v.layout().sections[e.type];
+      s["count"] = r.count;
+      s["record_size"] = r.record_size;
+    }
+    s["checksum"] = fmt::format("0x{:08x}", e.checksum);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+void print_text(const InspectOptions& o, const vpcat::CatalogView& v, const catalog::Summary& s) {
+  const vpcat::Layout& l = v.layout();
+  fmt::print("{}: {} bytes, format {}.{} (readers of {}.{} or later), written by version {}.{}.{}\n", o.file,
+             l.file_size, l.format_major, l.format_minor, l.format_major, l.min_reader_minor, l.writer_major,
+             l.writer_minor, l.writer_patch);
+  fmt::print("\n{:>4}  {:<14} {:>10} {:>10} {:>8} {:>7}  {}\n", "type", "section", "offset", "size", "records", "stride",
+             "checksum");
+  for (std::uint32_t i = 0; i < v.section_count(); ++i) {
+    const vpcat::SectionEntry e = v.section(i);
+    const vpcat::SectionRef& r = v.layout().sections[vpcat::section_spec(e.type) ? e.type : 0];
+    fmt::print("{:>4}  {:<14} {:>10} {:>10} {:>8} {:>7}  0x{:08x}{}\n", e.type, e.name, e.offset, e.size, r.count,
+               r.record_size, e.checksum, e.flags & vpcat::kSectionMaySkip ? "  may_skip" : "");
+  }
+  fmt::print("\n{} GPUs on {} nodes; cluster group order {}\n", s.gpus, s.nodes, s.cluster_automorphism_group_order);
+  for (const catalog::NodeTypeSummary& t : s.node_types)
+    fmt::print("node type {}: {} GPUs, group order {}, {} GPU orbits, {} local pattern orbits representing {}\n",
+               t.name, t.gpus, t.automorphism_group_order, t.gpu_orbits, t.local_pattern_orbits, t.local_patterns);
+  fmt::print("{} channel orbits stored, representing {}; catalog {} bytes\n", s.channel_orbits, s.channels_represented,
+             s.catalog_bytes);
+}
+
+int run(const InspectOptions& o) {
+  const std::vector<std::uint8_t> bytes = catalog::read_file_bytes(o.file);
+  vpcat::CatalogView v;
+  if (vpcat::Status st = vpcat::CatalogView::open(bytes.data(), bytes.size(), &v); !st.ok())
+    throw catalog::status_error(st, o.file);
+  const catalog::Summary s = catalog::summarize(catalog::to_catalog(v), bytes.size());
+  if (!o.json) {
+    print_text(o, v, s);
+    return 0;
+  }
+  catalog::Json j = catalog::to_json(s);
+  const vpcat::Layout& l = v.layout();
+  j["file"] = o.file;
+  j["format_version"] = fmt::format("{}.{}", l.format_major, l.format_minor);
+  j["min_reader_version"] = fmt::format("{}.{}", l.format_major, l.min_reader_minor);
+  j["writer_version"] = fmt::format("{}.{}.{}", l.writer_major, l.writer_minor, l.writer_patch);
+  j["sections"] = sections_json(v);
+  fmt::print("{}\n", j.dump(2));
+  return 0;
+}
+
+}  // namespace
+
+Runner setup_inspect(CLI::App& app) {
+  auto o = std::make_shared<InspectOptions>();
+  CLI::App* cmd = app.add_subcommand("inspect", "Print the header, the sections and the catalog summary");
+  cmd->add_option("FILE", o->file, "The .vpcat file")->required();
+  cmd->add_flag("--json", o->json,
+                "Print JSON: the keys of `vp-analyze --summary json`, then file, versions and sections");
+  return [o] { return run(*o); };
+}
+
+}  // namespace vp::catalog_cli

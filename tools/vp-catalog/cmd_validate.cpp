@@ -1,0 +1,62 @@
+// `vp-catalog validate FILE [--against TOPOLOGY [--cluster SPEC]]`: verify a
+// catalog (binary, or a JSON mirror through the writer's rules) and, with
+// --against, check that it still matches a fresh analysis of the topology.
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "load.hpp"
+#include "vp/catalog/errors.hpp"
+#include "vp/catalog/writer.hpp"
+#include "vp/topology/errors.hpp"
+
+namespace vp::catalog_cli {
+
+namespace {
+
+struct ValidateOptions {
+  std::string file;
+  std::string against;
+  std::string cluster;
+};
+
+int run(const ValidateOptions& o) {
+  if (!o.cluster.empty() && o.against.empty()) throw UsageError("--cluster needs --against");
+  const Loaded l = load_catalog(o.file);
+  if (!l.binary) {  // a JSON mirror: the format's rules, through the writer
+    try {
+      catalog::write_catalog(l.catalog);
+    } catch (const catalog::CatalogError& e) {
+      throw catalog::CatalogError(e.kind(), o.file + ": " + e.what(), e.code());
+    }
+  }
+  if (!o.against.empty()) {
+#ifdef VP_CATALOG_REBUILD
+    return validate_against(o.file, l.catalog, o.against, o.cluster);
+#else
+    throw UsageError("--against needs the analyzer; this vp-catalog was built without it (-DVP_CATALOG_REBUILD=OFF)");
+#endif
+  }
+  std::uint64_t gpus = 0, nodes = 0;
+  for (const catalog::NodeGroup& g : l.catalog.node_groups) {
+    nodes += g.count;
+    for (const catalog::Component& c : l.catalog.node_types.at(g.node_type).components)
+      gpus += std::uint64_t{g.count} * (c.kind == catalog::Kind::gpu);
+  }
+  fmt::print("{}: valid catalog ({} node types, {} nodes, {} GPUs)\n", o.file, l.catalog.node_types.size(), nodes, gpus);
+  return 0;
+}
+
+}  // namespace
+
+Runner setup_validate(CLI::App& app) {
+  auto o = std::make_shared<ValidateOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "validate", "Verify a catalog; exit 0 valid, 3 invalid or mismatched, 2 unreadable");
+  cmd->add_option("FILE", o->file, "The .vpcat file (or its JSON mirror)")->required();
+  cmd->add_option("--against", o->against,
+                  "Re-run the analysis of this topology with the catalog's options and compare");
+  cmd->add_option("--cluster", o->cluster, "The cluster description of the topology (with --against)");
+  return [o] { return run(*o); };
+}
+
+}  // namespace vp::catalog_cli

@@ -1,0 +1,30 @@
+// vp-catalog subcommands: each file registers one subcommand's options and
+// returns the function that runs it (CLI11's "subcommands in files").
+//
+// Exit codes (vp::ExitCode): 0 ok, 1 usage, 2 unreadable input or output,
+// 3 invalid catalog or mismatch (validate, diff), 4 internal error.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+
+#include "vp/catalog/catalog.hpp"
+
+namespace vp::catalog_cli {
+
+using Runner = std::function<int()>;
+
+Runner setup_inspect(CLI::App& app);
+Runner setup_validate(CLI::App& app);
+Runner setup_diff(CLI::App& app);
+Runner setup_convert(CLI::App& app);
+Runner setup_dump(CLI::App& app);
+
+// `validate --against`: re-run the analysis of `topology` (and `cluster`)
+// with the catalog's recorded options and compare. Defined in
+// cmd_validate_against.cpp, built only with -DVP_CATALOG_REBUILD=ON.
+int validate_against(const std::string& file, const catalog::Catalog& c, const std::string& topology,
+                     const std::string& cluster);
+
+}  // namespace vp::catalog_cli
