@@ -1,0 +1,49 @@
+// The cut lower bound of DESIGN.md §7: no schedule, on any routes, can
+// finish a demand faster.
+//
+// For a set S of components, every byte from a GPU inside S to a GPU
+// outside must cross a directed link leaving S, so the time is at least
+// bytes(S -> outside) / capacity(links leaving S); likewise for the bytes
+// entering S. The sets examined, in this order (the first one attaining the
+// maximum is reported):
+//   * each GPU:                    "node3/gpu5 up-link", "node3/gpu5 down-link"
+//   * each PCIe switch subtree:    "node0/pcie_switch1 subtree out" / "in"
+//   * each host bridge subtree:    "node0/host_bridge0 subtree out" / "in"
+//   * each socket subtree:         "node0/cpu1 socket out" / "in"
+//   * each node:                   "node3 NICs out" / "node3 NICs in"
+//   * each fabric switch whose nodes attach to it alone (a leaf), with them:
+//                                  "leaf2 group out" / "leaf2 group in"
+// (in a single-node topology names carry no node prefix). The bound is the
+// largest ratio plus one start-up latency (when any byte must move).
+// Forwarding capacities are not cuts (a relay could avoid a root complex),
+// so the bound ignores them.
+#pragma once
+
+#include <string>
+
+#include "vp/sim/demand.hpp"
+#include "vp/topology/topology.hpp"
+
+namespace vp::sim {
+
+struct Cut {
+  std::string name;     // see above; empty when no byte must move
+  double bytes = 0.0;   // bytes that must cross it
+  double gbps = 0.0;    // capacity of the directed links crossing it
+  double time_us = 0.0; // bytes / capacity (infinite when bytes > 0 and no link crosses)
+};
+
+struct BoundOptions {
+  double latency_us = 5.0;  // start-up latency, as in SimOptions
+};
+
+struct LowerBound {
+  double time_us = 0.0;  // cut.time_us + latency_us (0 for an empty demand)
+  Cut cut;               // the attaining cut
+};
+
+// Throws InputError("demand", 0, reason) when the demand does not fit t,
+// std::invalid_argument on a negative or non-finite latency.
+LowerBound lower_bound(const Topology& t, const Demand& demand, const BoundOptions& opts = {});
+
+}  // namespace vp::sim

@@ -1,0 +1,61 @@
+// The flow-level simulator (DESIGN.md §7): the judge of schedule quality.
+//
+// Model. Each step of a Schedule runs on its own, after the previous one has
+// finished. Within a step, flows with the same hop endpoints and the same
+// route form one transfer (one connection) carrying the sum of their bytes.
+// Every transfer first waits the start-up latency, then moves its bytes as a
+// fluid. Resources are the directed links (capacity in GB/s) and the
+// components with a forwarding capacity (a cap on the sum of the rates of
+// the transfers whose route lists them as forwarders). Rates are max-min
+// fair (progressive filling) and are recomputed whenever transfers finish.
+// A step's time is the latency plus the time its last transfer finishes; a
+// step without flows takes no time.
+//
+// Units: bytes; GB/s = 1e9 bytes/s = 1e3 bytes/us; time in microseconds.
+//
+// Precision. Rates are exactly max-min fair between events (recomputed
+// incrementally, see src/fluid.hpp). Completions are batched: when the first
+// running transfer completes, at elapsed step time t1, every transfer
+// predicted to complete by (1 + completion_epsilon) t1 completes with it, at
+// the last of their predicted times t2, and rates are left unchanged until
+// t2 (a transfer done before t2 keeps its share idle until then). This is
+// the exact simulation of a demand in which each batched transfer carries at
+// most rate x epsilon x t1 extra (idle) bytes, so the result is always a
+// feasible execution, never below the lower bound. Measured on the 256-GPU
+// Zipf fan-out (docs/simulator.md): epsilon 1e-4 changes the time by
+// +1.2e-4 relative and cuts the events by two thirds; 0 is exact.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "vp/sim/demand.hpp"
+#include "vp/sim/schedule.hpp"
+#include "vp/topology/topology.hpp"
+
+namespace vp::sim {
+
+struct SimOptions {
+  double latency_us = 5.0;           // start-up latency of every transfer, >= 0
+  double completion_epsilon = 1e-4;  // relative batching window, in [0, 1e-2]
+};
+
+struct SimResult {
+  double time_us = 0.0;         // sum of the step times
+  std::vector<double> step_us;  // one per step of the schedule
+  // Bytes handed to their final destination, per (origin, final) in GPU
+  // index order: the bytes of every flow whose dst is its final.
+  Demand delivered;
+  std::size_t transfers = 0;    // after merging, over all steps
+  std::size_t events = 0;       // rate computations, over all steps
+};
+
+// Simulate `schedule` on `t`. Throws std::invalid_argument naming the step
+// and flow when a flow is malformed: endpoints or origin/final that are not
+// GPUs of t, negative or non-finite bytes, a route that does not lead from
+// src to dst through existing links or crosses a link twice, or a listed
+// forwarder without a forwarding capacity; or when the options are out of
+// range.
+SimResult simulate(const Topology& t, const Schedule& schedule, const SimOptions& opts = {});
+
+}  // namespace vp::sim

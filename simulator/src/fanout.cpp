@@ -1,0 +1,26 @@
+// Fan-out baseline: every transfer of the AlltoAllv posted at once, each on
+// its default route (nearest NICs). Sources: the all-to-all of the NCCL
+// user guide, "Point-to-point communication" (one ncclSend and one ncclRecv
+// per peer inside ncclGroupStart/ncclGroupEnd; NCCL then runs them
+// concurrently on its default paths), and Open MPI's linear AlltoAllv
+// (ompi/mca/coll/base/coll_base_alltoallv.c,
+// ompi_coll_base_alltoallv_intra_basic_linear: post every irecv and isend,
+// then wait for all).
+#include "baseline_common.hpp"
+#include "vp/sim/baselines.hpp"
+
+namespace vp::sim {
+
+Schedule fanout_schedule(const Topology& t, const Demand& demand) {
+  demand.check_fits(t, "demand");
+  detail::FlowMaker make(t);
+  Step step;
+  for (std::size_t s = 0; s < demand.size(); ++s)
+    for (std::size_t d = 0; d < demand.size(); ++d)
+      if (s != d && demand.at(s, d) > 0) step.flows.push_back(make.direct(s, d, demand.at(s, d)));
+  Schedule out;
+  if (!step.flows.empty()) out.steps.push_back(std::move(step));
+  return out;
+}
+
+}  // namespace vp::sim

@@ -1,0 +1,184 @@
+// FAST-like baseline, after the public FAST scheduler (Lei et al., "FAST: An
+// Efficient Scheduler for All-to-All GPU Communication"; code at
+// github.com/MangoBoost/FAST: simulation/scheduler/local.cpp
+// server2server_balance / server2server_dispatch, simulation/scheduler/
+// global.cpp GlobalScheduler::pipeline2, and the runtime's
+// amd/src/fast_alltoall/alltoall_global_scheduler.cc run_scheduler):
+//
+//  1. server-level demand: for servers A != B, the bytes A's GPUs hold for
+//     B, balanced: every GPU of A is to send the same amount avg(A, B);
+//  2. intra-server balancing: GPUs above avg hand bytes (taken in order of
+//     destination GPU) to GPUs below it, over PCIe, in a first step;
+//  3. the server matrix of ceil(avg) bytes is padded to equal row and
+//     column sums and decomposed (Birkhoff-von Neumann) into server
+//     permutations, run heaviest first (as the runtime does);
+//  4. in the stage of permutation P with weight w, GPU i of A sends up to w
+//     bytes to GPU i of P(A) (same-index scale-out, default route), taking
+//     its bytes in order of destination GPU; the last stage of a server
+//     pair sends whatever is left;
+//  5. the receiving GPU forwards what is not its own to the final GPU over
+//     PCIe in the next step, together with the next stage's scale-out
+//     (pipelined as pipeline2); the intra-server all-to-all of the demand
+//     runs with the first stage; the last forwarding is a step of its own.
+//
+// Where FAST computes stage times with an alpha-beta model of an NVLink
+// server, every byte here is a flow on the real links: balancing and
+// forwarding compete with scale-out on the PCIe tree. FAST's option to skip
+// balancing when its alpha cost dominates (check_balance_dispatch) is not
+// modelled: balancing always runs.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "baseline_common.hpp"
+#include "vp/sim/baselines.hpp"
+#include "vp/sim/birkhoff.hpp"
+
+namespace vp::sim {
+
+namespace {
+
+struct Piece {
+  std::size_t origin, final;
+  double bytes;
+};
+using Pile = std::vector<Piece>;  // what one GPU holds for one server, by destination GPU
+
+class FastBuilder {
+ public:
+  FastBuilder(const Topology& t, const Demand& d)
+      : d_(d), srv_(t, "fast_schedule"), make_(t), servers_(srv_.count()), g_(srv_.gpus_per_server()),
+        piles_(servers_ * servers_ * g_) {}
+
+  Schedule build() {
+    Step balance, intrinsic;
+    IntMatrix per_gpu(servers_, std::vector<std::int64_t>(servers_, 0));
+    for (std::size_t a = 0; a < servers_; ++a) {
+      for (std::size_t b = 0; b < servers_; ++b) {
+        if (a == b) {
+          add_intrinsic(a, intrinsic);
+          continue;
+        }
+        fill_piles(a, b);
+        per_gpu[a][b] = static_cast<std::int64_t>(std::ceil(balance_piles(a, b, balance)));
+      }
+    }
+    std::vector<Permutation> stages = servers_ > 1 ? birkhoff_decompose(pad_to_equal_sums(per_gpu))
+                                                   : std::vector<Permutation>{};
+    std::vector<std::vector<std::size_t>> last(servers_, std::vector<std::size_t>(servers_, 0));
+    for (std::size_t k = 0; k < stages.size(); ++k)
+      for (std::size_t a = 0; a < servers_; ++a) last[a][stages[k].to[a]] = k;
+
+    Schedule out;
+    push(out, std::move(balance));
+    Step forward = std::move(intrinsic);  // what runs beside the next scale-out
+    for (std::size_t k = 0; k < stages.size(); ++k) {
+      Step step = std::move(forward);
+      forward = Step{};
+      for (std::size_t a = 0; a < servers_; ++a) {
+        std::size_t b = stages[k].to[a];
+        if (b != a) scale_out(a, b, last[a][b] == k ? kAll : static_cast<double>(stages[k].weight), step, forward);
+      }
+      push(out, std::move(step));
+    }
+    push(out, std::move(forward));
+    return out;
+  }
+
+ private:
+  static constexpr double kAll = std::numeric_limits<double>::infinity();
+  Pile& pile(std::size_t a, std::size_t b, std::size_t i) { return piles_[(a * servers_ + b) * g_ + i]; }
+  static void push(Schedule& s, Step&& step) {
+    if (!step.flows.empty()) s.steps.push_back(std::move(step));
+  }
+
+  void add_intrinsic(std::size_t a, Step& step) {
+    for (std::size_t i = 0; i < g_; ++i)
+      for (std::size_t j = 0; j < g_; ++j) {
+        std::size_t s = srv_.gpu_of(a, i), d = srv_.gpu_of(a, j);
+        if (i != j && d_.at(s, d) > 0) step.flows.push_back(make_.direct(s, d, d_.at(s, d)));
+      }
+  }
+
+  void fill_piles(std::size_t a, std::size_t b) {
+    for (std::size_t i = 0; i < g_; ++i)
+      for (std::size_t j = 0; j < g_; ++j) {
+        std::size_t s = srv_.gpu_of(a, i), d = srv_.gpu_of(b, j);
+        if (d_.at(s, d) > 0) pile(a, b, i).push_back({s, d, d_.at(s, d)});
+      }
+  }
+
+  // Even out what A's GPUs hold for B; returns the per-GPU amount.
+  double balance_piles(std::size_t a, std::size_t b, Step& step) {
+    std::vector<double> rows(g_, 0.0);
+    double total = 0.0;
+    for (std::size_t i = 0; i < g_; ++i) {
+      for (const Piece& p : pile(a, b, i)) rows[i] += p.bytes;
+      total += rows[i];
+    }
+    const double avg = total / static_cast<double>(g_), slack = 1e-12 * avg;
+    for (std::size_t big = 0; big < g_; ++big) {
+      for (std::size_t small = 0; small < g_ && rows[big] > avg + slack; ++small) {
+        double move = std::min(rows[big] - avg, avg - rows[small]);
+        if (move <= slack) continue;
+        hand_over(a, b, big, small, move, step);
+        rows[big] -= move, rows[small] += move;
+      }
+    }
+    for (std::size_t i = 0; i < g_; ++i)
+      std::stable_sort(pile(a, b, i).begin(), pile(a, b, i).end(),
+                       [](const Piece& x, const Piece& y) { return x.final < y.final; });
+    return avg;
+  }
+
+  void hand_over(std::size_t a, std::size_t b, std::size_t from, std::size_t to, double bytes, Step& step) {
+    Pile& src = pile(a, b, from);
+    std::size_t taken = 0;
+    for (; bytes > 0 && taken < src.size(); ++taken) {
+      Piece& p = src[taken];
+      double part = std::min(p.bytes, bytes);
+      step.flows.push_back(make_.hop(srv_.gpu_of(a, from), srv_.gpu_of(a, to), p.origin, p.final, part));
+      pile(a, b, to).push_back({p.origin, p.final, part});
+      bytes -= part;
+      p.bytes -= part;
+      if (p.bytes > 0) break;  // partly handed over: it stays first
+    }
+    src.erase(src.begin(), src.begin() + static_cast<std::ptrdiff_t>(taken));
+  }
+
+  // GPU i of A sends up to `budget` bytes to GPU i of B; what is not for
+  // that GPU is forwarded in the next step.
+  void scale_out(std::size_t a, std::size_t b, double budget, Step& step, Step& forward) {
+    for (std::size_t i = 0; i < g_; ++i) {
+      Pile& src = pile(a, b, i);
+      const std::size_t from = srv_.gpu_of(a, i), relay = srv_.gpu_of(b, i);
+      double left = budget;
+      std::size_t taken = 0;
+      for (; left > 0 && taken < src.size(); ++taken) {
+        Piece& p = src[taken];
+        double part = std::min(p.bytes, left);
+        step.flows.push_back(make_.hop(from, relay, p.origin, p.final, part));
+        if (p.final != relay) forward.flows.push_back(make_.hop(relay, p.final, p.origin, p.final, part));
+        left -= part;
+        p.bytes -= part;
+        if (p.bytes > 0) break;
+      }
+      src.erase(src.begin(), src.begin() + static_cast<std::ptrdiff_t>(taken));
+    }
+  }
+
+  const Demand& d_;
+  detail::Servers srv_;
+  detail::FlowMaker make_;
+  std::size_t servers_, g_;
+  std::vector<Pile> piles_;  // per (A, B, local GPU of A)
+};
+
+}  // namespace
+
+Schedule fast_schedule(const Topology& t, const Demand& demand) {
+  demand.check_fits(t, "demand");
+  return FastBuilder(t, demand).build();
+}
+
+}  // namespace vp::sim

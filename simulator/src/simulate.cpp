@@ -1,0 +1,132 @@
+#include "vp/sim/simulate.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "fluid.hpp"
+
+namespace vp::sim {
+
+namespace {
+
+[[noreturn]] void bad_flow(std::size_t step, std::size_t flow, const std::string& why) {
+  throw std::invalid_argument(fmt::format("simulate: step {} flow {}: {}", step, flow, why));
+}
+
+// Global GPU index per component id, -1 for other components.
+std::vector<int> gpu_indexes(const Topology& t) {
+  std::vector<int> index(t.components.size(), -1);
+  for (std::size_t i = 0; i < t.gpus.size(); ++i) index[t.gpus[i]] = static_cast<int>(i);
+  return index;
+}
+
+void check_flow(const Topology& t, const std::vector<int>& gpu, const Flow& f, std::size_t s, std::size_t i) {
+  auto is_gpu = [&](ComponentId c) { return c < gpu.size() && gpu[c] >= 0; };
+  if (!is_gpu(f.src) || !is_gpu(f.dst) || !is_gpu(f.origin) || !is_gpu(f.final))
+    bad_flow(s, i, "src, dst, origin and final must be GPUs of the topology");
+  if (!std::isfinite(f.bytes) || f.bytes < 0) bad_flow(s, i, fmt::format("bytes must be finite and >= 0, got {}", f.bytes));
+  if (f.route.links.empty()) bad_flow(s, i, "the route has no link");
+  ComponentId at = f.src;
+  for (LinkId l : f.route.links) {
+    if (l >= t.links.size() || t.links[l].src != at)
+      bad_flow(s, i, fmt::format("the route does not lead from {} to {}", t.display_name(f.src), t.display_name(f.dst)));
+    at = t.links[l].dst;
+  }
+  if (at != f.dst)
+    bad_flow(s, i, fmt::format("the route does not lead from {} to {}", t.display_name(f.src), t.display_name(f.dst)));
+  for (auto l = f.route.links.begin(); l != f.route.links.end(); ++l)
+    if (std::find(f.route.links.begin(), l, *l) != l) bad_flow(s, i, "the route crosses a link twice");
+  for (ComponentId c : f.route.forwarders) {
+    if (c >= t.components.size() || !t.components[c].forward)
+      bad_flow(s, i, "a listed forwarder has no forwarding capacity");
+  }
+}
+
+// The step's transfers: flows merged by (src, dst, route), resources
+// numbered compactly (links first seen first, forwarders likewise).
+class StepBuilder {
+ public:
+  explicit StepBuilder(const Topology& t) : t_(t), resource_of_(t.links.size() + t.components.size(), kNone) {}
+
+  detail::FluidProblem build(const Step& step) {
+    detail::FluidProblem p;
+    std::unordered_map<std::uint64_t, std::vector<std::size_t>> by_pair;  // -> transfer indexes
+    std::vector<const Route*> route_of;
+    std::vector<std::uint32_t> used;
+    std::vector<std::uint32_t> res;
+    for (const Flow& f : step.flows) {
+      if (f.bytes <= 0) continue;
+      auto& same = by_pair[(std::uint64_t{f.src} << 32) | f.dst];
+      bool merged = false;
+      for (std::size_t k : same) {
+        if (route_of[k]->links == f.route.links && route_of[k]->forwarders == f.route.forwarders) {
+          p.bytes[k] += f.bytes;
+          merged = true;
+          break;
+        }
+      }
+      if (merged) continue;
+      same.push_back(p.transfers());
+      route_of.push_back(&f.route);
+      res.clear();
+      for (LinkId l : f.route.links) res.push_back(resource(p, l, t_.links[l].capacity.gbps, used));
+      for (ComponentId c : f.route.forwarders) {
+        auto r = resource(p, static_cast<std::uint32_t>(t_.links.size() + c), t_.components[c].forward->gbps, used);
+        if (std::find(res.begin(), res.end(), r) == res.end()) res.push_back(r);
+      }
+      p.add_transfer(f.bytes, res);
+    }
+    for (std::uint32_t key : used) resource_of_[key] = kNone;
+    return p;
+  }
+
+ private:
+  std::uint32_t resource(detail::FluidProblem& p, std::uint32_t key, double gbps, std::vector<std::uint32_t>& used) {
+    if (resource_of_[key] == kNone) {
+      resource_of_[key] = static_cast<std::uint32_t>(p.capacity.size());
+      p.capacity.push_back(gbps * 1e3);  // GB/s -> bytes per microsecond
+      used.push_back(key);
+    }
+    return resource_of_[key];
+  }
+
+  const Topology& t_;
+  std::vector<std::uint32_t> resource_of_;  // link id, or links + component id -> resource
+};
+
+}  // namespace
+
+SimResult simulate(const Topology& t, const Schedule& schedule, const SimOptions& opts) {
+  if (!(opts.latency_us >= 0) || !std::isfinite(opts.latency_us))
+    throw std::invalid_argument(fmt::format("simulate: latency_us must be finite and >= 0, got {}", opts.latency_us));
+  if (!(opts.completion_epsilon >= 0 && opts.completion_epsilon <= 1e-2))
+    throw std::invalid_argument(
+        fmt::format("simulate: completion_epsilon must be in [0, 1e-2], got {}", opts.completion_epsilon));
+  const std::vector<int> gpu = gpu_indexes(t);
+  SimResult result;
+  result.delivered = Demand(t.gpus.size());
+  StepBuilder builder(t);
+  for (std::size_t s = 0; s < schedule.steps.size(); ++s) {
+    const Step& step = schedule.steps[s];
+    for (std::size_t i = 0; i < step.flows.size(); ++i) {
+      const Flow& f = step.flows[i];
+      check_flow(t, gpu, f, s, i);
+      if (f.dst == f.final && f.origin != f.final)
+        result.delivered.add(static_cast<std::size_t>(gpu[f.origin]), static_cast<std::size_t>(gpu[f.final]), f.bytes);
+    }
+    detail::FluidProblem p = builder.build(step);
+    detail::FluidOutcome o = detail::run_fluid(p, opts.completion_epsilon);
+    double step_us = step.flows.empty() ? 0.0 : opts.latency_us + o.makespan_us;
+    result.step_us.push_back(step_us);
+    result.time_us += step_us;
+    result.transfers += p.transfers();
+    result.events += o.events;
+  }
+  return result;
+}
+
+}  // namespace vp::sim

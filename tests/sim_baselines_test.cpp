@@ -1,0 +1,208 @@
+// The baselines: every byte delivered exactly once, through GPUs that hold
+// it, and each schedule shaped as its source describes.
+#include <doctest/doctest.h>
+
+#include <set>
+#include <stdexcept>
+
+#include "vp/sim/baselines.hpp"
+#include "vp/sim/birkhoff.hpp"
+#include "vp/sim/check_schedule.hpp"
+#include "vp/sim/simulate.hpp"
+#include "vp/sim/workloads.hpp"
+#include "vp/topology/cluster.hpp"
+#include "vp/topology/synthetic.hpp"
+
+using namespace vp;
+using namespace vp::sim;
+
+namespace {
+
+Topology cluster(std::uint32_t nodes) {
+  Topology node = make_node_from_shape("[g2,n1],[g2,n1]|[g2,n1],[g2,n1]", {});
+  return expand_cluster(cluster_from_shortcut(node, nodes, FabricKind::single_switch, 0, 1.0));
+}
+
+std::vector<Demand> demands(std::size_t n) {
+  MoeOptions moe;
+  moe.tokens_per_gpu = 256;
+  moe.zipf_exponent = 1.2;
+  Demand sparse(n);  // a few pairs only, some across nodes, some inside
+  sparse.set(0, n - 1, 3e6), sparse.set(1, 2, 5e5), sparse.set(n - 1, 3, 7.5e5);
+  return {uniform_demand(n, 1e6), hot_spot_demand(n, 1e6, 3), moe_dispatch_demand(n, moe), sparse};
+}
+
+void check_delivers(const Topology& t, const Demand& d, const Schedule& s) {
+  ScheduleCheck c = check_schedule(t, d, s);
+  CHECK_MESSAGE(c.ok, c.message);
+  SimResult r = simulate(t, s);
+  for (std::size_t o = 0; o < d.size(); ++o)
+    for (std::size_t f = 0; f < d.size(); ++f)
+      if (o != f) CHECK(r.delivered.at(o, f) == doctest::Approx(d.at(o, f)).epsilon(1e-12));
+}
+
+std::size_t local(const Topology& t, ComponentId gpu) {
+  return static_cast<std::size_t>(t.components[gpu].local_index);
+}
+
+}  // namespace
+
+TEST_CASE("every baseline delivers every byte exactly once") {
+  Topology t = cluster(4);
+  for (const Demand& d : demands(t.gpus.size())) {
+    SUBCASE("fan-out") { check_delivers(t, d, fanout_schedule(t, d)); }
+    SUBCASE("SpreadOut") { check_delivers(t, d, spreadout_schedule(t, d)); }
+    SUBCASE("FAST-like") { check_delivers(t, d, fast_schedule(t, d)); }
+    SUBCASE("DeepEP-like") { check_delivers(t, d, deepep_schedule(t, d)); }
+  }
+}
+
+TEST_CASE("fan-out is one step of direct transfers; SpreadOut is n-1 shifted permutations") {
+  Topology t = cluster(2);
+  const std::size_t n = t.gpus.size();
+  Demand d = uniform_demand(n, 1e6);
+  Schedule fan = fanout_schedule(t, d);
+  REQUIRE(fan.steps.size() == 1);
+  CHECK(fan.steps[0].flows.size() == n * (n - 1));
+  Schedule spread = spreadout_schedule(t, d);
+  REQUIRE(spread.steps.size() == n - 1);
+  for (std::size_t k = 0; k < spread.steps.size(); ++k) {
+    REQUIRE(spread.steps[k].flows.size() == n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const Flow& f = spread.steps[k].flows[i];
+      CHECK(f.src == t.gpus[i]);
+      CHECK(f.dst == t.gpus[(i + k + 1) % n]);
+    }
+  }
+}
+
+TEST_CASE("FAST-like scales out between same-index GPUs and forwards inside nodes") {
+  Topology t = cluster(4);
+  MoeOptions moe;
+  moe.tokens_per_gpu = 256;
+  Demand d = moe_dispatch_demand(t.gpus.size(), moe);
+  Schedule s = fast_schedule(t, d);
+  for (std::size_t k = 0; k < s.steps.size(); ++k) {
+    CAPTURE(k);
+    std::set<std::pair<std::int32_t, std::int32_t>> server_pairs;
+    for (const Flow& f : s.steps[k].flows) {
+      std::int32_t a = t.components[f.src].node, b = t.components[f.dst].node;
+      if (a != b) {
+        CHECK(local(t, f.src) == local(t, f.dst));  // same-index scale-out
+        server_pairs.insert({a, b});
+      } else if (k == 0) {
+        CHECK(f.origin == f.src);  // balancing hands over the sender's own bytes
+      } else {
+        // the intra-server all-to-all, or forwarding to the final GPU
+        CHECK(f.dst == f.final);
+        CHECK((f.origin == f.src) == (t.components[f.origin].node == a));
+      }
+    }
+    std::set<std::int32_t> sources;  // one destination server per source server: a permutation
+    for (auto [a, b] : server_pairs) CHECK(sources.insert(a).second);
+  }
+}
+
+TEST_CASE("FAST-like balances skewed rows inside a server before scaling out") {
+  Topology t = cluster(2);
+  Demand d(t.gpus.size());
+  d.set(0, 8, 8e6);  // only gpu0 of node0 has bytes for node1
+  Schedule s = fast_schedule(t, d);
+  // Step 0 balances: gpu0 hands 1e6 bytes to each of the 7 other GPUs of its node.
+  REQUIRE(s.steps.size() == 3);
+  CHECK(s.steps[0].flows.size() == 7);
+  for (const Flow& f : s.steps[0].flows) CHECK(f.bytes == doctest::Approx(1e6));
+  // Step 1: 8 same-index scale-out transfers of 1e6 bytes; step 2: 7 forwards to gpu8.
+  CHECK(s.steps[1].flows.size() == 8);
+  CHECK(s.steps[2].flows.size() == 7);
+  for (const Flow& f : s.steps[2].flows) CHECK(f.dst == t.gpus[8]);
+}
+
+TEST_CASE("DeepEP-like sends to the same-index GPU of the target node and pipelines in chunks") {
+  Topology t = cluster(2);
+  Demand d(t.gpus.size());
+  d.set(1, 12, 4e6);  // node0/gpu1 -> node1/gpu4: via node1/gpu1
+  d.set(2, 3, 2e6);   // inside node0: direct
+  DeepEpOptions o;
+  o.chunks = 4;
+  Schedule s = deepep_schedule(t, d, o);
+  REQUIRE(s.steps.size() == 5);
+  auto count = [&](const Step& step, std::size_t src, std::size_t dst, double bytes) {
+    std::size_t n = 0;
+    for (const Flow& f : step.flows) n += f.src == t.gpus[src] && f.dst == t.gpus[dst] && f.bytes == bytes;
+    return n;
+  };
+  for (std::size_t k = 0; k < 5; ++k) {
+    CAPTURE(k);
+    CHECK(count(s.steps[k], 1, 9, 1e6) == (k < 4 ? 1u : 0u));    // chunk k over the network
+    CHECK(count(s.steps[k], 2, 3, 5e5) == (k < 4 ? 1u : 0u));    // direct, inside node0
+    CHECK(count(s.steps[k], 9, 12, 1e6) == (k > 0 ? 1u : 0u));   // chunk k-1 forwarded over PCIe
+    CHECK(s.steps[k].flows.size() == std::vector<std::size_t>{2, 3, 3, 3, 1}[k]);
+  }
+}
+
+TEST_CASE("FAST-like and DeepEP-like run a demand that stays inside nodes as one direct step") {
+  Topology t = cluster(2);
+  Demand d(t.gpus.size());
+  d.set(0, 5, 1e6), d.set(9, 8, 2e6);
+  for (const Schedule& s : {fast_schedule(t, d), deepep_schedule(t, d)}) {
+    REQUIRE(s.steps.size() == 1);
+    CHECK(s.steps[0].flows.size() == 2);
+  }
+}
+
+TEST_CASE("FAST-like and DeepEP-like need nodes with equal GPU counts") {
+  ClusterSpec spec;
+  spec.node_types = {{"four", make_node_from_shape("[g2,n1],[g2,n1]", {})}, {"two", make_node_from_shape("[g2,n1]", {})}};
+  spec.nodes = {{"a", "four"}, {"b", "two"}};
+  spec.fabric.kind = FabricKind::single_switch;
+  Topology t = expand_cluster(spec);
+  Demand d = uniform_demand(6, 1e3);
+  CHECK_THROWS_WITH_AS(fast_schedule(t, d), "fast_schedule: every node needs the same number of GPUs (b has 2, a has 4)",
+                       std::invalid_argument);
+  CHECK_THROWS_AS(deepep_schedule(t, d), std::invalid_argument);
+  check_delivers(t, d, fanout_schedule(t, d));
+  check_delivers(t, d, spreadout_schedule(t, d));
+}
+
+TEST_CASE("the schedule checker catches lost, duplicated and premature bytes") {
+  Topology t = cluster(1);
+  Demand d(8);
+  d.set(0, 5, 1e6);
+  Schedule ok = fanout_schedule(t, d);
+  CHECK(check_schedule(t, d, ok).ok);
+  Schedule twice = ok;
+  twice.steps.push_back(ok.steps[0]);
+  CHECK(check_schedule(t, d, twice).message ==
+        "step 1: gpu0 sends 1e+06 bytes of gpu0 -> gpu5 it does not hold (holds 0)");
+  CHECK(check_schedule(t, d, Schedule{}).message == "at the end gpu0 holds 1e+06 bytes of gpu0 -> gpu5, expected 0");
+  // A relay that forwards in the step it receives.
+  Flow first = ok.steps[0].flows[0];
+  first.dst = t.gpus[1], first.route = intra_node_route(t, t.gpus[0], t.gpus[1]);
+  Flow second{t.gpus[1], t.gpus[5], t.gpus[0], t.gpus[5], 1e6, intra_node_route(t, t.gpus[1], t.gpus[5])};
+  CHECK(check_schedule(t, d, Schedule{{Step{{first, second}}}}).message ==
+        "step 0: gpu1 sends 1e+06 bytes of gpu0 -> gpu5 it does not hold (holds 0)");
+  CHECK(check_schedule(t, d, Schedule{{Step{{first}}, Step{{second}}}}).ok);
+}
+
+TEST_CASE("Birkhoff-von Neumann: padding reaches equal line sums and the permutations add up") {
+  IntMatrix m{{0, 5, 1}, {2, 0, 0}, {1, 1, 0}};
+  IntMatrix padded = pad_to_equal_sums(m);
+  for (std::size_t i = 0; i < 3; ++i) {
+    std::int64_t row = 0, col = 0;
+    for (std::size_t j = 0; j < 3; ++j) {
+      CHECK(padded[i][j] >= m[i][j]);
+      row += padded[i][j], col += padded[j][i];
+    }
+    CHECK(row == 6);  // the largest line sum (row 0)
+    CHECK(col == 6);
+  }
+  std::vector<Permutation> perms = birkhoff_decompose(padded);
+  IntMatrix sum(3, std::vector<std::int64_t>(3, 0));
+  for (std::size_t k = 0; k < perms.size(); ++k) {
+    if (k > 0) CHECK(perms[k].weight <= perms[k - 1].weight);
+    for (std::size_t i = 0; i < 3; ++i) sum[i][perms[k].to[i]] += perms[k].weight;
+  }
+  CHECK(sum == padded);
+  CHECK_THROWS_AS(birkhoff_decompose(m), std::invalid_argument);
+}

@@ -1,0 +1,36 @@
+// The demand matrix: validation and sums.
+#include <doctest/doctest.h>
+
+#include <limits>
+#include <stdexcept>
+
+#include "vp/sim/demand.hpp"
+#include "vp/topology/errors.hpp"
+#include "vp/topology/synthetic.hpp"
+
+using namespace vp;
+using namespace vp::sim;
+
+TEST_CASE("a demand is square, finite and non-negative") {
+  Demand d = Demand::from_rows({{0, 1, 2}, {3, 0, 4}, {5, 6, 7}}, "d.json");
+  CHECK(d.size() == 3);
+  CHECK(d.at(1, 2) == 4);
+  CHECK(d.row_sum(2) == 11);    // the diagonal does not move
+  CHECK(d.column_sum(0) == 8);
+  CHECK(d.total() == 21);
+  CHECK_THROWS_WITH_AS(Demand::from_rows({{0, 1}, {2}}, "d.json"),
+                       "d.json: row 1 has 1 entries, expected 2 (the matrix must be square)", InputError);
+  CHECK_THROWS_WITH_AS(Demand::from_rows({{0, -1}, {2, 0}}, "d.json"),
+                       "d.json: entry [0][1] is -1: bytes must be a finite number >= 0", InputError);
+  CHECK_THROWS_AS(Demand::from_rows({{0, std::numeric_limits<double>::infinity()}, {2, 0}}, "d.json"), InputError);
+  CHECK_THROWS_AS(d.set(0, 1, std::numeric_limits<double>::quiet_NaN()), std::invalid_argument);
+  CHECK_THROWS_AS(d.add(0, 1, -2), std::invalid_argument);
+  CHECK_THROWS_AS(d.set(3, 0, 1), std::out_of_range);
+}
+
+TEST_CASE("a demand must have one row per GPU of the topology") {
+  Topology t = make_node_from_shape("[g2,n1],[g2,n1]", {});
+  Demand(4).check_fits(t, "d.json");
+  CHECK_THROWS_WITH_AS(Demand(3).check_fits(t, "d.json"), "d.json: the demand is 3 x 3 but the topology has 4 GPUs",
+                       InputError);
+}
