@@ -1,0 +1,161 @@
+// Planning time per call (issue 5 "Performance"): Google Benchmark over the
+// evaluation platforms, with uniform and Zipf-skewed MoE demands, plus the
+// cost of opening (mapping + verifying) a catalog and of Planner::init.
+//
+//   cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DVP_BUILD_BENCHMARKS=ON
+//   cmake --build build-bench --target plan_bench
+//   build-bench/runtime_loader/plan_bench --benchmark_min_time=0.5
+//
+// Catalogs are built in process by the analyzer (as vp-analyze would) from
+// fixtures/platforms; building them is not timed. Each Plan benchmark reuses
+// one Planner and one Plan, as an embedder does call after call, and reports
+// the plan's steps and transfers as counters.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "vp/analysis/build_catalog.hpp"
+#include "vp/analysis/request.hpp"
+#include "vp/catalog/writer.hpp"
+#include "vp/sim/workloads.hpp"
+#include "vpcat/mapped_file.hpp"
+#include "vpcat/planner.hpp"
+
+namespace {
+
+struct Platform {
+  std::vector<std::uint8_t> bytes;
+  vpcat::CatalogView view;
+  vpcat::Planner planner;
+  std::uint32_t gpus = 0;
+};
+
+const std::string kFixtures = VP_FIXTURES_DIR;
+
+vp::AnalysisRequest request(const std::string& name) {
+  vp::AnalysisRequest r;
+  r.input = kFixtures + "/platforms/pcie-gen4-2s4sw8g.json";
+  if (name == "32gpu-4n-switch") r.cluster = kFixtures + "/platforms/pcie-gen4-2s4sw8g-4n-switch.cluster.json";
+  else if (name == "128gpu-16n-rail") r.cluster = kFixtures + "/platforms/pcie-gen4-2s4sw8g-16n-rail.cluster.json";
+  else if (name == "256gpu-32n-leafspine")
+    r.cluster = kFixtures + "/platforms/pcie-gen4-2s4sw8g-32n-leafspine2to1.cluster.json";
+  else if (name == "1024gpu-128n-leafspine") r.nodes = 128, r.fabric = "leaf_spine", r.leaf_size = 16, r.oversubscription = 2;
+  else if (name == "8gpu-1n") {
+  } else throw std::invalid_argument(name);
+  return r;
+}
+
+Platform& platform(const std::string& name) {
+  static std::map<std::string, std::unique_ptr<Platform>> cache;
+  auto& p = cache[name];
+  if (p) return *p;
+  p = std::make_unique<Platform>();
+  const vp::AnalysisRequest r = request(name);
+  vp::LoadedInput in = vp::load_input(r);
+  const vp::catalog::Catalog c = vp::build_catalog(in, r.search, vp::canonical_options(r));
+  p->bytes = vp::catalog::write_catalog(c);
+  if (!vpcat::CatalogView::open(p->bytes.data(), p->bytes.size(), &p->view).ok()) throw std::runtime_error(name);
+  if (!p->planner.init(p->view).ok()) throw std::runtime_error(name);
+  p->gpus = p->planner.gpu_count();
+  return *p;
+}
+
+std::vector<std::uint64_t> demand(std::uint32_t n, const std::string& workload) {
+  std::vector<std::uint64_t> d(std::size_t{n} * n, 0);
+  if (workload == "uniform") {
+    for (std::size_t i = 0; i < d.size(); ++i) d[i] = i % (n + 1) == 0 ? 0 : 1 << 20;
+    return d;
+  }
+  vp::sim::MoeOptions o;  // 128 experts, top-8, 4096 tokens per GPU, hidden 2048 in bf16
+  o.zipf_exponent = workload == "zipf1.2" ? 1.2 : workload == "zipf0.8" ? 0.8 : 1.0;
+  const vp::sim::Demand m = vp::sim::moe_dispatch_demand(n, o);
+  for (std::uint32_t s = 0; s < n; ++s)
+    for (std::uint32_t t = 0; t < n; ++t) d[std::size_t{s} * n + t] = s == t ? 0 : static_cast<std::uint64_t>(m.at(s, t));
+  return d;
+}
+
+void BM_Plan(benchmark::State& state, const std::string& name, const std::string& workload) {
+  Platform& p = platform(name);
+  const std::vector<std::uint64_t> d = demand(p.gpus, workload);
+  vpcat::Plan plan;
+  if (!p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, plan).ok()) state.SkipWithError("plan failed");
+  for (auto _ : state) {
+    vpcat::PlanStatus s = p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, plan);
+    benchmark::DoNotOptimize(s);
+  }
+  state.counters["gpus"] = p.gpus;
+  state.counters["steps"] = static_cast<double>(plan.step_count());
+  state.counters["transfers"] = static_cast<double>(plan.transfer_count());
+  state.counters["ns_per_transfer"] = benchmark::Counter(static_cast<double>(plan.transfer_count()),
+                                                         benchmark::Counter::kIsIterationInvariantRate |
+                                                             benchmark::Counter::kInvert);
+}
+
+// Verify a catalog already in memory (the zero-copy view over a buffer).
+void BM_OpenVerify(benchmark::State& state, const std::string& name) {
+  Platform& p = platform(name);
+  for (auto _ : state) {
+    vpcat::CatalogView v;
+    vpcat::Status s = vpcat::CatalogView::open(p.bytes.data(), p.bytes.size(), &v);
+    benchmark::DoNotOptimize(s);
+  }
+  state.counters["bytes"] = static_cast<double>(p.bytes.size());
+}
+
+// Map a catalog file and verify it (open(2) + mmap + verify + munmap).
+void BM_OpenFile(benchmark::State& state, const std::string& name) {
+  Platform& p = platform(name);
+  char path[] = "/tmp/vp-plan-bench-XXXXXX";
+  const int fd = mkstemp(path);
+  if (fd < 0 || write(fd, p.bytes.data(), p.bytes.size()) != static_cast<ssize_t>(p.bytes.size())) {
+    state.SkipWithError("cannot write the catalog file");
+    return;
+  }
+  close(fd);
+  for (auto _ : state) {
+    vpcat::CatalogFile f;
+    vpcat::Status s = vpcat::CatalogFile::open(path, &f);
+    benchmark::DoNotOptimize(s);
+  }
+  unlink(path);
+}
+
+void BM_Init(benchmark::State& state, const std::string& name) {
+  Platform& p = platform(name);
+  for (auto _ : state) {
+    vpcat::Planner planner;
+    vpcat::PlanStatus s = planner.init(p.view);
+    benchmark::DoNotOptimize(s);
+  }
+}
+
+const char* const kPlatforms[] = {"32gpu-4n-switch", "128gpu-16n-rail", "256gpu-32n-leafspine",
+                                  "1024gpu-128n-leafspine"};
+const char* const kWorkloads[] = {"uniform", "zipf1.0", "zipf1.2"};
+
+int register_all() {
+  for (const char* p : kPlatforms) {
+    benchmark::RegisterBenchmark((std::string("OpenVerify/") + p).c_str(), BM_OpenVerify, std::string(p))
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark((std::string("OpenFile/") + p).c_str(), BM_OpenFile, std::string(p))
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark((std::string("Init/") + p).c_str(), BM_Init, std::string(p))
+        ->Unit(benchmark::kMicrosecond);
+    for (const char* w : kWorkloads)
+      benchmark::RegisterBenchmark((std::string("Plan/") + p + "/" + w).c_str(), BM_Plan, std::string(p),
+                                   std::string(w))
+          ->Unit(benchmark::kMicrosecond);
+  }
+  return 0;
+}
+const int registered = register_all();
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,149 @@
+// The online planner (DESIGN.md §6): for each AlltoAllv call, an ordered
+// list of contention-free steps that delivers every byte of the demand.
+//
+//   vpcat::CatalogFile file;                          // mapped + verified once
+//   if (vpcat::Status s = vpcat::CatalogFile::open("cluster.vpcat", &file); !s.ok()) ...
+//   vpcat::Planner planner;
+//   if (vpcat::PlanStatus s = planner.init(file.view()); !s.ok()) ...   // allocates here
+//   vpcat::Plan plan;                                 // reuse it call after call
+//   vpcat::PlanStatus s = planner.plan(vpcat::Demand::dense(bytes, n), {}, plan);
+//   for (std::size_t i = 0; i < plan.step_count(); ++i)
+//     for (const vpcat::PlanTransfer* t = plan.step_transfers(i); ...; ++t)
+//       launch(t->src, t->dst, t->bytes);             // planner.route_links(*t, ...) for its links
+//
+// Contracts:
+// * init() reads the catalog once and keeps its own tables: the CatalogView
+//   and its buffer may go away afterwards. It allocates; it fails with
+//   unsupported_catalog beyond the limits of docs/planner.md, or
+//   out_of_memory.
+// * plan() is noexcept and never throws nor aborts on bad input: every
+//   problem with the demand or the options is a PlanStatus naming it (see
+//   demand.hpp, plan.hpp). On failure `out` is left empty. The first call
+//   sizes the planner's scratch (proportional to GPUs^2); later calls
+//   allocate nothing unless `out` needs more room than it already has.
+// * Memory comes from ::operator new(nothrow); a shortage is out_of_memory.
+// * Thread safety: plan() uses the Planner's scratch, so one thread at a time
+//   per Planner; the const queries may run concurrently with each other.
+//   Use one Planner per thread to plan in parallel.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+#include "vpcat/catalog_view.hpp"
+#include "vpcat/planner/buffer.hpp"
+#include "vpcat/planner/cluster_model.hpp"
+#include "vpcat/planner/demand.hpp"
+#include "vpcat/planner/greedy.hpp"
+#include "vpcat/planner/plan.hpp"
+#include "vpcat/planner/status.hpp"
+
+namespace vpcat {
+inline namespace v1 {
+
+class Planner {
+ public:
+  Planner() noexcept = default;
+  Planner(Planner&&) noexcept = default;
+  Planner& operator=(Planner&&) noexcept = default;
+  Planner(const Planner&) = delete;
+  Planner& operator=(const Planner&) = delete;
+
+  // Derive the planner's tables from a verified catalog.
+  PlanStatus init(const CatalogView& catalog) noexcept {
+    ready_ = false;
+    scratch_ready_ = false;
+    PlanStatus s = model_.build(catalog);
+    if (s.ok()) ready_ = true;
+    return s;
+  }
+  bool ready() const noexcept { return ready_; }
+
+  // Plan `demand` into `out` (cleared first).
+  PlanStatus plan(const Demand& demand, const PlanOptions& options, Plan& out) noexcept {
+    out.clear();
+    if (!ready_) return PlanStatus::at(PlanError::not_ready, "planner", "call init() with a catalog first");
+    if (PlanStatus s = check(options); !s.ok()) return s;
+    if (!scratch_ready_) {
+      if (!greedy_.prepare(model_))
+        return PlanStatus::at(PlanError::out_of_memory, "planner", "sizing the scratch for %u GPUs", gpu_count());
+      scratch_ready_ = true;
+    }
+    if (PlanStatus s = greedy_.load(model_, demand); !s.ok()) return s;
+    PlanStatus s = greedy_.run(model_, options, out.steps_, out.transfers_, out.estimated_us_);
+    if (!s.ok()) {
+      out.clear();
+      return s;
+    }
+    out.gpus_ = gpu_count();
+    out.total_bytes_ = greedy_.total_bytes();
+    return {};
+  }
+
+  // ---- the cluster as the planner sees it ---------------------------------------------
+  std::uint32_t gpu_count() const noexcept { return model_.gpu_count(); }
+  std::uint32_t node_count() const noexcept { return model_.node_count(); }
+  std::uint32_t node_of_gpu(std::uint32_t gpu) const noexcept { return gpu < gpu_count() ? model_.node_of_gpu(gpu) : kNone; }
+
+  // ---- routes in global ids (SPEC.md "Global numbering") ---------------------------------
+  // The links of a transfer's route, in order: writes min(count, capacity)
+  // ids to `out` and returns count (0 for a transfer this planner cannot
+  // have produced). max_route_links() bounds count for every transfer.
+  std::uint32_t route_links(const PlanTransfer& t, std::uint64_t* out, std::uint32_t capacity) const noexcept {
+    if (!valid(t)) return 0;
+    std::uint32_t k = 0;
+    return model_.for_each_link(t.src, t.dst, t.src_nic, t.dst_nic, [&](std::uint64_t id) {
+      if (k < capacity) out[k] = id;
+      ++k;
+    });
+  }
+  // The forwarding components (global component ids) the route transits.
+  std::uint32_t route_forwarders(const PlanTransfer& t, std::uint64_t* out, std::uint32_t capacity) const noexcept {
+    if (!valid(t)) return 0;
+    std::uint32_t k = 0;
+    return model_.for_each_forwarder(t.src, t.dst, t.src_nic, t.dst_nic, [&](std::uint64_t id) {
+      if (k < capacity) out[k] = id;
+      ++k;
+    });
+  }
+  std::uint32_t max_route_links() const noexcept { return model_.max_route_links(); }
+
+  // Share of the node type's maximal local patterns in which local GPU g
+  // sends to (receives from) local NIC k: the figure that orders NIC choices
+  // (cluster_model.hpp). For tools and tests.
+  double nic_send_share(std::uint32_t type, std::uint32_t g, std::uint32_t k) const noexcept {
+    return model_.send_share(model_.type(type), g, k);
+  }
+  double nic_recv_share(std::uint32_t type, std::uint32_t g, std::uint32_t k) const noexcept {
+    return model_.recv_share(model_.type(type), g, k);
+  }
+
+ private:
+  static PlanStatus check(const PlanOptions& o) noexcept {
+    if (!(o.latency_us >= 0) || !std::isfinite(o.latency_us))
+      return PlanStatus::at(PlanError::bad_options, "options.latency_us", "%g: must be a finite number >= 0",
+                            o.latency_us);
+    if (!(o.min_step_latencies >= 0) || !std::isfinite(o.min_step_latencies))
+      return PlanStatus::at(PlanError::bad_options, "options.min_step_latencies", "%g: must be a finite number >= 0",
+                            o.min_step_latencies);
+    if (o.chunk_align_bytes == 0)
+      return PlanStatus::at(PlanError::bad_options, "options.chunk_align_bytes", "0: must be at least 1");
+    if (o.max_steps == 0) return PlanStatus::at(PlanError::bad_options, "options.max_steps", "0: must be at least 1");
+    return {};
+  }
+  bool valid(const PlanTransfer& t) const noexcept {
+    if (!ready_ || t.src >= gpu_count() || t.dst >= gpu_count() || t.src == t.dst) return false;
+    const std::uint32_t a = model_.node_of_gpu(t.src), b = model_.node_of_gpu(t.dst);
+    if (t.src_nic == kNoNic || t.dst_nic == kNoNic) return a == b && t.src_nic == t.dst_nic;
+    return a != b && model_.has_fabric() && t.src_nic < model_.type_of(a).nics && t.dst_nic < model_.type_of(b).nics;
+  }
+
+  detail::ClusterModel model_;
+  detail::Greedy greedy_;
+  bool ready_ = false;
+  bool scratch_ready_ = false;
+};
+
+}  // namespace v1
+}  // namespace vpcat

@@ -1,0 +1,107 @@
+// A plan: the ordered steps of one AlltoAllv call, and the options that
+// shape it.
+//
+// Step i runs after step i-1 has finished. Each step is a contention-free
+// channel instance (DESIGN.md §3): every GPU sends at most one transfer and
+// receives at most one, and with every transfer at its route's solo rate no
+// directed link, forwarding component or NIC port is over its capacity and
+// the fabric rule of the catalog holds. Over all steps every off-diagonal
+// byte of the demand is delivered exactly once per (origin, final).
+//
+// A transfer names its route compactly (the NIC on each side, or none for an
+// intra-node route); Planner::route_links() expands it to the global link
+// ids of SPEC.md "Global numbering" (those of `vp-analyze topology --json`).
+//
+// A Plan keeps its capacity between calls (clear() does not free), so a
+// Planner that fills the same Plan again allocates nothing once the Plan has
+// held a plan at least as large. Plans are move-only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "vpcat/planner/buffer.hpp"
+#include "vpcat/version.hpp"
+
+namespace vpcat {
+inline namespace v1 {
+
+struct PlanOptions {
+  // Start-up latency of every transfer, microseconds, finite and >= 0. It
+  // sets the step floor below and the plan's estimated time.
+  double latency_us = 5.0;
+  // No step is cut shorter than min_step_latencies x latency_us (a step
+  // whose transfers all finish sooner is shorter): payloads are cut into
+  // pieces that last at least that long, which bounds the step count by
+  // the demand's total time over the floor. Within that, the planner picks
+  // the step length that moves the most bytes per microsecond, start-up
+  // latency included (docs/planner.md). Finite, >= 0.
+  double min_step_latencies = 4.0;
+  // Pieces of a payload other than its last are at least this many bytes
+  // (a remainder smaller than this is sent with the piece before it).
+  std::uint64_t min_chunk_bytes = 0;
+  // Pieces of a payload other than its last are multiples of this, >= 1.
+  std::uint64_t chunk_align_bytes = 1;
+  // plan() fails with step_limit when the plan would need more steps. >= 1.
+  std::uint32_t max_steps = 1u << 22;
+};
+
+inline constexpr std::uint16_t kNoNic = 0xFFFF;
+
+// One transfer of a step: a piece of the payload (origin -> final) moving
+// from src to dst (no relays in this version: src == origin, dst == final).
+struct PlanTransfer {
+  std::uint32_t src = 0, dst = 0;        // global GPU indexes of this hop
+  std::uint32_t origin = 0, final = 0;   // the payload's first source and last destination
+  std::uint64_t bytes = 0;               // > 0
+  double gbps = 0.0;                     // the route's solo rate (GB/s = 1e3 bytes/us)
+  std::uint16_t src_nic = kNoNic;        // local NIC index in src's node; kNoNic: intra-node route
+  std::uint16_t dst_nic = kNoNic;        // local NIC index in dst's node; kNoNic: intra-node route
+  std::uint32_t reserved = 0;
+};
+
+struct PlanStep {
+  std::uint64_t first = 0;    // index of its first transfer in Plan::transfers()
+  std::uint32_t count = 0;    // transfers, >= 1
+  double duration_us = 0.0;   // estimate: latency + the longest transfer at its solo rate
+};
+
+class Plan {
+ public:
+  Plan() noexcept = default;
+
+  std::uint64_t gpus() const noexcept { return gpus_; }
+  std::size_t step_count() const noexcept { return steps_.size(); }
+  const PlanStep& step(std::size_t i) const noexcept { return steps_[i]; }  // i < step_count()
+  // The transfers of step i are transfers() + step(i).first, step(i).count of them.
+  const PlanTransfer* transfers() const noexcept { return transfers_.data(); }
+  std::size_t transfer_count() const noexcept { return transfers_.size(); }
+  const PlanTransfer* step_transfers(std::size_t i) const noexcept { return transfers_.data() + steps_[i].first; }
+  // Sum of the steps' estimated durations (each transfer at its solo rate).
+  double estimated_us() const noexcept { return estimated_us_; }
+  // Off-diagonal bytes of the demand, all delivered by the plan.
+  std::uint64_t total_bytes() const noexcept { return total_bytes_; }
+
+  // Pre-size (optional): false when memory is short.
+  bool reserve(std::size_t steps, std::size_t transfers) noexcept {
+    return steps_.reserve(steps) && transfers_.reserve(transfers);
+  }
+  void clear() noexcept {
+    steps_.clear();
+    transfers_.clear();
+    gpus_ = 0, estimated_us_ = 0.0, total_bytes_ = 0;
+  }
+  std::size_t step_capacity() const noexcept { return steps_.capacity(); }
+  std::size_t transfer_capacity() const noexcept { return transfers_.capacity(); }
+
+ private:
+  friend class Planner;
+  detail::PodBuffer<PlanStep> steps_;
+  detail::PodBuffer<PlanTransfer> transfers_;
+  std::uint64_t gpus_ = 0;
+  double estimated_us_ = 0.0;
+  std::uint64_t total_bytes_ = 0;
+};
+
+}  // namespace v1
+}  // namespace vpcat

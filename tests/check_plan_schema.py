@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Validate `vp-plan --json` output against schemas/plan.schema.json.
+
+    check_plan_schema.py VP_PLAN VP_ANALYZE FIXTURES_DIR SCHEMA
+
+Builds a 3-node rail catalog with vp-analyze, plans a dense, a sparse and an
+empty demand, and validates each plan (JSON Schema 2020-12). Also checks that
+every route's links chain from src to dst in `vp-analyze topology --json`.
+Exit 0 when all validate, 1 otherwise. A missing jsonschema module is a
+failure: install python3-jsonschema.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+try:
+    from jsonschema import Draft202012Validator
+except ImportError as e:  # pragma: no cover
+    sys.stderr.write(f"check_plan_schema.py: error: cannot import jsonschema ({e}); install python3-jsonschema\n")
+    sys.exit(1)
+
+
+def main():
+    vp_plan, vp_analyze, fixtures, schema_path = sys.argv[1:5]
+    with open(schema_path, encoding="utf-8") as f:
+        schema = json.load(f)
+    Draft202012Validator.check_schema(schema)
+    validator = Draft202012Validator(schema)
+    platform = os.path.join(fixtures, "platforms", "pcie-gen4-2s4sw8g.json")
+    cluster = ["--input", platform, "--nodes", "3", "--fabric", "rail"]
+    failures = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        catalog = os.path.join(tmp, "c.vpcat")
+        subprocess.run([vp_analyze, "-q", *cluster, "--out", catalog], check=True, stdout=subprocess.DEVNULL)
+        topo = json.loads(subprocess.run([vp_analyze, "topology", *cluster, "--json"], check=True,
+                                         capture_output=True, text=True).stdout)
+        n = 24
+        demands = {
+            "dense": {"gpus": n, "bytes": [[0 if s == d else (s * 31 + d * 7) % 5 * 65536 for d in range(n)]
+                                           for s in range(n)]},
+            "sparse": {"gpus": n, "entries": [[0, 23, 1 << 20], [23, 0, 12345], [5, 6, 1], [5, 5, 99]]},
+            "empty": {"gpus": n, "entries": []},
+        }
+        for name, demand in demands.items():
+            path = os.path.join(tmp, name + ".json")
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(demand, f)
+            out = subprocess.run([vp_plan, "--catalog", catalog, "--demand", path, "--json"], capture_output=True,
+                                 text=True)
+            if out.returncode != 0:
+                print(f"{name}: vp-plan failed: {out.stderr.strip()}")
+                failures += 1
+                continue
+            plan = json.loads(out.stdout)
+            errors = sorted(validator.iter_errors(plan), key=lambda e: list(e.absolute_path))
+            for e in errors:
+                print(f"{name}: {'/'.join(map(str, e.absolute_path))}: {e.message}")
+            failures += len(errors)
+            for step in plan["steps"]:
+                for t in step["transfers"]:
+                    at = topo["gpus"][t["src"]]
+                    for link in t["route"]:
+                        if topo["links"][link]["src"] != at:
+                            print(f"{name}: route of {t['src']} -> {t['dst']} is not a path")
+                            failures += 1
+                            break
+                        at = topo["links"][link]["dst"]
+                    else:
+                        if at != topo["gpus"][t["dst"]]:
+                            print(f"{name}: route of {t['src']} -> {t['dst']} ends elsewhere")
+                            failures += 1
+            print(f"{name}: {len(plan['steps'])} steps, {'ok' if not errors else 'INVALID'}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

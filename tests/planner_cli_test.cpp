@@ -1,0 +1,215 @@
+// vp-plan as an operator meets it: the real binary, its JSON (routes checked
+// as paths of `vp-analyze topology --json` for the same cluster), its whole
+// error messages ("file:line: what (why)") and exit codes (0 ok, 1 usage,
+// 2 bad input).
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "demand_file.hpp"
+#include "planner_support.hpp"
+#include "support.hpp"
+#include "vp/topology/errors.hpp"
+
+using vp::test::RunResult;
+using vp::test::TempDir;
+using namespace vp::plantest;
+
+namespace {
+
+const std::string kBin = VP_PLAN_BIN;
+const std::string kAnalyze = VP_ANALYZE_BIN;
+
+std::string quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// The 4-node catalog (built in process) in a temporary folder.
+struct Files {
+  TempDir dir;
+  std::string catalog;
+  Files() {
+    const Platform& p = platform("4n-switch");
+    catalog = dir.path() + "/4n.vpcat";
+    std::ofstream(catalog, std::ios::binary)
+        .write(reinterpret_cast<const char*>(p.bytes.data()), static_cast<std::streamsize>(p.bytes.size()));
+  }
+  RunResult plan(const std::string& demand_text, const std::string& more = "--json") const {
+    const std::string demand = dir.write("D.json", demand_text);
+    return vp::test::run(quote(kBin) + " --catalog " + quote(catalog) + " --demand " + quote(demand) + " " + more);
+  }
+  std::string demand_path() const { return dir.path() + "/D.json"; }
+};
+
+std::string dense_json(const Matrix& m, std::uint32_t n) {
+  std::string s = "{\"gpus\": " + std::to_string(n) + ",\n \"bytes\": [";
+  for (std::uint32_t i = 0; i < n; ++i) {
+    s += i ? ",\n  [" : "\n  [";
+    for (std::uint32_t j = 0; j < n; ++j) s += (j ? ", " : "") + std::to_string(m[std::size_t{i} * n + j]);
+    s += "]";
+  }
+  return s + "]}\n";
+}
+
+void check_bad_input(const RunResult& r, const std::string& message) {
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == message);
+  CHECK(r.out.empty());
+}
+
+}  // namespace
+
+TEST_CASE("vp-plan --json: the plan delivers the demand along paths of the topology JSON") {
+  Files f;
+  const std::uint32_t n = 32;
+  const Matrix d = zipf_moe(n, 1.0, 3, 128);
+  const RunResult r = f.plan(dense_json(d, n));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const nlohmann::json plan = nlohmann::json::parse(r.out);
+  CHECK(plan["format"] == "vp-plan");
+  CHECK(plan["gpus"] == n);
+  CHECK(plan["planning_us"].get<double>() > 0);
+  REQUIRE(plan["steps"].size() > 0);
+
+  const RunResult topo = vp::test::run(quote(kAnalyze) + " topology --input " +
+                                       quote(vp::test::fixture("platforms/pcie-gen4-2s4sw8g.json")) + " --cluster " +
+                                       quote(vp::test::fixture("platforms/pcie-gen4-2s4sw8g-4n-switch.cluster.json")) +
+                                       " --json");
+  REQUIRE_MESSAGE(topo.exit_code == 0, topo.err);
+  const nlohmann::json t = nlohmann::json::parse(topo.out);
+  const nlohmann::json& links = t["links"];
+  std::vector<std::uint64_t> gpus;
+  for (const nlohmann::json& g : t["gpus"]) gpus.push_back(g.is_object() ? g["component"].get<std::uint64_t>() : g.get<std::uint64_t>());
+  REQUIRE(gpus.size() == n);
+
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> delivered;
+  for (const nlohmann::json& step : plan["steps"]) {
+    for (const nlohmann::json& x : step["transfers"]) {
+      const auto src = x["src"].get<std::uint32_t>(), dst = x["dst"].get<std::uint32_t>();
+      CHECK(x["origin"] == src);
+      CHECK(x["final"] == dst);
+      delivered[{src, dst}] += x["bytes"].get<std::uint64_t>();
+      std::uint64_t at = gpus[src];
+      for (const nlohmann::json& l : x["route"]) {
+        const nlohmann::json& link = links.at(l.get<std::size_t>());
+        REQUIRE(link["src"] == at);
+        at = link["dst"].get<std::uint64_t>();
+      }
+      CHECK(at == gpus[dst]);
+    }
+  }
+  for (std::uint32_t s = 0; s < n; ++s)
+    for (std::uint32_t e = 0; e < n; ++e) {
+      const std::uint64_t want = s == e ? 0 : d[std::size_t{s} * n + e];
+      const auto it = delivered.find({s, e});
+      CHECK((it == delivered.end() ? 0 : it->second) == want);
+    }
+}
+
+TEST_CASE("vp-plan: sparse entries, text summary, options") {
+  Files f;
+  const RunResult r = f.plan(R"({"entries": [[0, 9, 1048576], [0, 9, 1024], [3, 3, 77], [31, 0, 5]], "gpus": 32})",
+                             "--latency-us 2 --chunk-align-bytes 4096");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.rfind("32 GPUs, ", 0) == 0);
+  CHECK(r.out.find(" transfers, 1049605 bytes; estimated ") != std::string::npos);
+  const RunResult j = f.plan(R"({"gpus": 32, "entries": []})");
+  REQUIRE(j.exit_code == 0);
+  const nlohmann::json plan = nlohmann::json::parse(j.out);
+  CHECK(plan["steps"].empty());
+  CHECK(plan["total_bytes"] == 0);
+}
+
+TEST_CASE("vp-plan: bad demand files") {
+  Files f;
+  const std::string D = f.demand_path();
+  check_bad_input(f.plan(""), "vp-plan: error: " + D + ":1: malformed JSON (the file is empty)\n");
+  check_bad_input(f.plan("{\"gpus\": 32,\n \"bytes\": [[1, 2,]]}"),
+                  "vp-plan: error: " + D + ":2: bytes[0][2] must be a number (got ']')\n");
+  check_bad_input(f.plan("{\"gpus\": 32, \"bytes\": [[1, 2]] } x"),
+                  "vp-plan: error: " + D + ":1: malformed JSON (unexpected 'x' after the demand)\n");
+  check_bad_input(f.plan("{\"bytes\": []}"), "vp-plan: error: " + D + ":1: missing key \"gpus\" (the number of GPUs)\n");
+  check_bad_input(f.plan("{\"gpus\": 32}"),
+                  "vp-plan: error: " + D + ":1: missing key \"bytes\" or \"entries\"\n");
+  check_bad_input(f.plan("{\"gpus\": 32,\n\"bytes\": [],\n\"entries\": []}"),
+                  "vp-plan: error: " + D + ":3: give \"bytes\" or \"entries\", not both\n");
+  check_bad_input(f.plan("{\"gpus\": 32, \"byte\": []}"),
+                  "vp-plan: error: " + D +
+                      ":1: unknown key \"byte\" (expected \"gpus\", \"bytes\" or \"entries\")\n");
+  check_bad_input(f.plan("{\"gpus\": -3, \"bytes\": []}"),
+                  "vp-plan: error: " + D + ":1: \"gpus\" must be a positive integer (got -3)\n");
+  check_bad_input(f.plan("{\"gpus\": \"32\", \"bytes\": []}"),
+                  "vp-plan: error: " + D + ":1: \"gpus\" must be a positive integer (got a string)\n");
+  check_bad_input(f.plan("{\"gpus\": 2,\n \"bytes\": [[0, 1]]}"),
+                  "vp-plan: error: " + D + ":2: bytes has 1 rows (\"gpus\" is 2)\n");
+  check_bad_input(f.plan("{\"gpus\": 2,\n \"bytes\": [[0, 1],\n  [1, 0, 3]]}"),
+                  "vp-plan: error: " + D + ":3: bytes[1] has 3 entries (\"gpus\" is 2)\n");
+  check_bad_input(f.plan("{\"gpus\": 2,\n \"bytes\": [[0, 1],\n  [-1, 0]]}"),
+                  "vp-plan: error: " + D +
+                      ":3: bytes[1][0] is not a byte count (-1: must be a whole number from 0 to 2^63)\n");
+  check_bad_input(f.plan("{\"gpus\": 2,\n \"bytes\": [[0, 1.5], [1, 0]]}"),
+                  "vp-plan: error: " + D +
+                      ":2: bytes[0][1] is not a byte count (1.5: must be a whole number from 0 to 2^63)\n");
+  check_bad_input(f.plan("{\"gpus\": 2,\n \"bytes\": [[0, 99999999999999999999], [1, 0]]}"),
+                  "vp-plan: error: " + D +
+                      ":2: bytes[0][1] is not a byte count (99999999999999999999: must be a whole number from 0 to "
+                      "2^63)\n");
+  check_bad_input(f.plan("{\"gpus\": 32,\n \"entries\": [[0, 1, 2],\n [0, 1]]}"),
+                  "vp-plan: error: " + D + ":3: entries[1] must be [src, dst, bytes] (got 2 numbers)\n");
+  check_bad_input(f.plan("{\"gpus\": 32,\n \"entries\": [\n [40, 1, 2]]}"),
+                  "vp-plan: error: " + D + ":3: entries[0]: src 40 is not a GPU (\"gpus\" is 32)\n");
+  check_bad_input(f.plan("{\"gpus\": 32,\n \"entries\": [[0.5, 1, 2]]}"),
+                  "vp-plan: error: " + D +
+                      ":2: entries[0][0] is not a GPU index (0.5: must be a whole number >= 0)\n");
+}
+
+TEST_CASE("vp-plan: demands the planner refuses name their line") {
+  Files f;
+  const std::string D = f.demand_path();
+  check_bad_input(f.plan("{\n\"gpus\": 2,\n \"bytes\": [[0, 1], [1, 0]]}"),
+                  "vp-plan: error: " + D + ":2: demand size does not match the catalog (2 GPUs, the catalog has 32)\n");
+  check_bad_input(
+      f.plan("{\"gpus\": 32, \"entries\": [\n[0, 1, 9223372036854775808],\n[5, 6, 1]]}"),
+      "vp-plan: error: " + D + ":3: byte counts overflow (the off-diagonal total exceeds 2^63 bytes)\n");
+}
+
+TEST_CASE("vp-plan: unreadable files, usage errors") {
+  Files f;
+  const RunResult missing = vp::test::run(quote(kBin) + " --catalog " + quote(f.catalog) + " --demand /nonexistent/D.json");
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err == "vp-plan: error: /nonexistent/D.json: cannot read the file (No such file or directory)\n");
+  const std::string not_catalog = f.dir.write("x.vpcat", "hello, world\n");
+  const std::string demand = f.dir.write("D.json", "{\"gpus\": 32, \"entries\": []}");
+  const RunResult bad = vp::test::run(quote(kBin) + " --catalog " + quote(not_catalog) + " --demand " + quote(demand));
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.rfind("vp-plan: error: " + not_catalog + ": header at offset 0x0: not a .vpcat file (bad signature", 0) == 0);
+  const RunResult usage = vp::test::run(quote(kBin) + " --demand " + quote(demand));
+  CHECK(usage.exit_code == 1);
+  CHECK(usage.err.find("--catalog is required") != std::string::npos);
+  const RunResult option = f.plan("{\"gpus\": 32, \"entries\": []}", "--chunk-align-bytes 0");
+  CHECK(option.exit_code == 1);
+  CHECK(option.err == "vp-plan: error: options.chunk_align_bytes: invalid plan option (0: must be at least 1)\n");
+}
+
+TEST_CASE("demand files: the reader itself") {
+  using vp::plan_cli::parse_demand;
+  const vp::plan_cli::DemandFile d = parse_demand("D.json", "{\"gpus\": 2, \"bytes\": [[0, 1e3], [4096.0, 0]]}");
+  CHECK(d.dense);
+  CHECK(d.bytes == std::vector<std::uint64_t>{0, 1000, 4096, 0});
+  CHECK(d.line_of(1, 0) == 1);
+  const vp::plan_cli::DemandFile s =
+      parse_demand("D.json", "{\"gpus\": 3,\n\"entries\": [[0, 2, 5],\n[2, 1, 0]]}");
+  CHECK(!s.dense);
+  REQUIRE(s.entries.size() == 2);
+  CHECK(s.entries[1].src == 2);
+  CHECK(s.line_of(2, 1) == 3);
+  CHECK_THROWS_WITH_AS(parse_demand("D.json", "[1]"), "D.json:1: malformed JSON (expected '{' at the start of the demand, got '[')",
+                       vp::InputError);
+  CHECK_THROWS_WITH_AS(parse_demand("D.json", "{\"gpus\": 01, \"bytes\": []}"),
+                       "D.json:1: malformed JSON (numbers may not have leading zeros)", vp::InputError);
+}

@@ -1,0 +1,246 @@
+// The planner's plans, checked independently on every platform of the suite
+// and many demands (random, sparse, Zipf MoE, hot spot, skewed nodes): every
+// byte delivered exactly once per (origin, final), every step contention-free
+// by vp::check_contention on the Topology vp::load_input builds, every route
+// equal to the analyzer's, the step count bounded by the payload count.
+#include <doctest/doctest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "planner_support.hpp"
+
+using namespace vp::plantest;
+
+namespace {
+
+// plan() is not const (scratch): the suite's platforms are shared, so tests
+// plan through a mutable reference.
+Platform& mut(const Platform& p) { return const_cast<Platform&>(p); }
+
+void expect_correct(Platform& p, const Matrix& d, const vpcat::PlanOptions& o, const std::string& what,
+                    const CheckOptions& c = {}) {
+  vpcat::Plan plan;
+  const vpcat::PlanStatus s = p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), o, plan);
+  INFO(p.name << ": " << what);
+  REQUIRE_MESSAGE(s.ok(), s.message());
+  CHECK(check_plan(p, d, plan, c) == "");
+}
+
+
+}  // namespace
+
+TEST_CASE("uniform demands on every platform") {
+  for (const char* name : {"1n", "4n-switch", "16n-rail", "3n-rail-tight", "5n-leafspine-tight", "mixed-4n", "g6-3n"}) {
+    const Platform& p = platform(name);
+    for (std::uint64_t bytes : {std::uint64_t{1}, std::uint64_t{4096}, std::uint64_t{1} << 20, std::uint64_t{3} << 27})
+      expect_correct(mut(p), uniform(p.gpus, bytes), {}, "uniform " + std::to_string(bytes));
+  }
+}
+
+TEST_CASE("the 256-GPU leaf/spine platform") {
+  const Platform& p = platform("32n-leafspine");
+  CheckOptions c;
+  c.max_route_checks = 3000;
+  expect_correct(mut(p), uniform(p.gpus, 1 << 20), {}, "uniform", c);
+  expect_correct(mut(p), zipf_moe(p.gpus, 1.2, 3, 256), {}, "zipf 1.2", c);
+}
+
+TEST_CASE("random dense demands, with zeros") {
+  for (const char* name : {"1n", "4n-switch", "3n-rail-tight", "5n-leafspine-tight", "mixed-4n"}) {
+    const Platform& p = platform(name);
+    for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+      const double zeros = static_cast<double>(seed % 4) * 0.3;
+      const std::uint64_t max = seed % 3 == 0 ? 100 : seed % 3 == 1 ? (1 << 20) : (std::uint64_t{1} << 30);
+      expect_correct(mut(p), random_dense(p.gpus, max, zeros, seed), {}, "random seed " + std::to_string(seed));
+    }
+  }
+}
+
+TEST_CASE("Zipf MoE dispatch demands") {
+  for (const char* name : {"4n-switch", "16n-rail", "5n-leafspine-tight", "mixed-4n"}) {
+    const Platform& p = platform(name);
+    for (double exponent : {0.5, 0.8, 1.0, 1.2})
+      for (std::uint64_t seed : {1u, 2u})
+        expect_correct(mut(p), zipf_moe(p.gpus, exponent, seed), {},
+                       "zipf " + std::to_string(exponent) + " seed " + std::to_string(seed));
+  }
+}
+
+TEST_CASE("hot spots and skewed nodes") {
+  for (const char* name : {"1n", "4n-switch", "16n-rail", "3n-rail-tight", "5n-leafspine-tight", "mixed-4n", "g6-3n"}) {
+    const Platform& p = platform(name);
+    for (std::uint32_t hot : {0u, p.gpus / 2 + 1, p.gpus - 1})
+      expect_correct(mut(p), hot_spot(p.gpus, 1 << 18, hot, 10.0), {}, "hot spot " + std::to_string(hot));
+    for (std::uint64_t seed = 1; seed <= 4; ++seed)
+      expect_correct(mut(p), skewed_nodes(p.gpus, 8, seed), {}, "skewed nodes seed " + std::to_string(seed));
+  }
+}
+
+TEST_CASE("sparse demands with repeated pairs and diagonal entries") {
+  const Platform& p = platform("4n-switch");
+  std::mt19937_64 rng(5);
+  for (int round = 0; round < 20; ++round) {
+    std::vector<vpcat::DemandEntry> entries;
+    Matrix dense(std::size_t{p.gpus} * p.gpus, 0);
+    const int count = 1 + static_cast<int>(rng() % 200);
+    for (int k = 0; k < count; ++k) {
+      vpcat::DemandEntry e;
+      e.src = static_cast<std::uint32_t>(rng() % p.gpus);
+      e.dst = round % 2 == 0 ? static_cast<std::uint32_t>(rng() % p.gpus) : e.src;  // odd rounds: diagonal ones too
+      if (k % 3 == 0) e.dst = static_cast<std::uint32_t>(rng() % p.gpus);
+      e.bytes = rng() % (1 << 22);
+      entries.push_back(e);
+      if (e.src != e.dst) dense[std::size_t{e.src} * p.gpus + e.dst] += e.bytes;
+    }
+    vpcat::Plan plan;
+    const vpcat::PlanStatus s =
+        mut(p).planner.plan(vpcat::Demand::sparse(entries.data(), entries.size(), p.gpus), {}, plan);
+    INFO("round " << round);
+    REQUIRE_MESSAGE(s.ok(), s.message());
+    CHECK(check_plan(p, dense, plan) == "");
+  }
+}
+
+TEST_CASE("the double API gives the same plan as the integer one") {
+  Platform& p = mut(platform("4n-switch"));
+  const Matrix d = zipf_moe(p.gpus, 1.0, 9);
+  std::vector<double> f(d.begin(), d.end());
+  vpcat::Plan a, b;
+  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, a).ok());
+  REQUIRE(p.planner.plan(vpcat::Demand::dense(f.data(), p.gpus), {}, b).ok());
+  REQUIRE(a.transfer_count() == b.transfer_count());
+  for (std::size_t i = 0; i < a.transfer_count(); ++i) {
+    CHECK(a.transfers()[i].src == b.transfers()[i].src);
+    CHECK(a.transfers()[i].dst == b.transfers()[i].dst);
+    CHECK(a.transfers()[i].bytes == b.transfers()[i].bytes);
+  }
+}
+
+TEST_CASE("options: latency, step floor, chunk alignment and minimum") {
+  const Platform& p = platform("4n-switch");
+  const Matrix d = zipf_moe(p.gpus, 1.2, 4);
+  for (double latency : {0.0, 1.0, 25.0}) {
+    for (double floor : {0.0, 10.0}) {
+      for (std::uint64_t align : {std::uint64_t{1}, std::uint64_t{4096}}) {
+        for (std::uint64_t min_chunk : {std::uint64_t{0}, std::uint64_t{1} << 20}) {
+          vpcat::PlanOptions o;
+          o.latency_us = latency;
+          o.min_step_latencies = floor;
+          o.chunk_align_bytes = align;
+          o.min_chunk_bytes = min_chunk;
+          vpcat::Plan plan;
+          REQUIRE(mut(p).planner.plan(vpcat::Demand::dense(d.data(), p.gpus), o, plan).ok());
+          INFO("latency " << latency << " floor " << floor << " align " << align << " min " << min_chunk);
+          CHECK(check_plan(p, d, plan) == "");
+          // Pieces other than a payload's last respect alignment and minimum.
+          Matrix left = d;
+          for (std::size_t k = 0; k < plan.transfer_count(); ++k) {
+            const vpcat::PlanTransfer& t = plan.transfers()[k];
+            std::uint64_t& rem = left[std::size_t{t.origin} * p.gpus + t.final];
+            rem -= t.bytes;
+            if (rem != 0) {
+              CHECK(t.bytes % align == 0);
+              CHECK(t.bytes >= min_chunk);
+              CHECK(rem >= min_chunk);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("a longer step floor gives fewer steps") {
+  Platform& p = mut(platform("4n-switch"));
+  const Matrix d = zipf_moe(p.gpus, 1.2, 4);
+  vpcat::PlanOptions fine, coarse;
+  fine.min_step_latencies = 0;
+  coarse.min_step_latencies = 100;
+  vpcat::Plan a, b;
+  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), fine, a).ok());
+  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), coarse, b).ok());
+  CHECK(b.step_count() < a.step_count());
+}
+
+TEST_CASE("an all-zero demand is an empty plan") {
+  Platform& p = mut(platform("4n-switch"));
+  Matrix d(std::size_t{p.gpus} * p.gpus, 0);
+  for (std::uint32_t g = 0; g < p.gpus; ++g) d[std::size_t{g} * p.gpus + g] = 12345;  // diagonal only
+  vpcat::Plan plan;
+  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, plan).ok());
+  CHECK(plan.step_count() == 0);
+  CHECK(plan.transfer_count() == 0);
+  CHECK(plan.total_bytes() == 0);
+  CHECK(plan.gpus() == p.gpus);
+}
+
+TEST_CASE("plans are deterministic and a Plan can be reused") {
+  Platform& p = mut(platform("16n-rail"));
+  const Matrix d1 = zipf_moe(p.gpus, 0.8, 1), d2 = uniform(p.gpus, 1 << 16);
+  vpcat::Plan a, b;
+  REQUIRE(p.planner.plan(vpcat::Demand::dense(d1.data(), p.gpus), {}, a).ok());
+  REQUIRE(p.planner.plan(vpcat::Demand::dense(d2.data(), p.gpus), {}, b).ok());
+  REQUIRE(p.planner.plan(vpcat::Demand::dense(d1.data(), p.gpus), {}, b).ok());  // reuse b for d1
+  REQUIRE(a.transfer_count() == b.transfer_count());
+  REQUIRE(a.step_count() == b.step_count());
+  for (std::size_t i = 0; i < a.transfer_count(); ++i) {
+    CHECK(a.transfers()[i].src == b.transfers()[i].src);
+    CHECK(a.transfers()[i].dst == b.transfers()[i].dst);
+    CHECK(a.transfers()[i].bytes == b.transfers()[i].bytes);
+    CHECK(a.transfers()[i].src_nic == b.transfers()[i].src_nic);
+  }
+  CHECK(a.estimated_us() == b.estimated_us());
+}
+
+TEST_CASE("the checker catches what a wrong plan would do") {
+  // The property tests above are only as strong as check_plan: alter a good
+  // plan in every way a bug could, and see each caught.
+  Platform& p = mut(platform("4n-switch"));
+  const Matrix d = uniform(p.gpus, 1 << 20);
+  vpcat::Plan plan;
+  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, plan).ok());
+  const std::vector<StepCopy> good = copy_steps(plan);
+  REQUIRE(check_steps(p, d, good) == "");
+  auto contains = [](const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; };
+  {  // a byte too many
+    auto bad = good;
+    bad[0].transfers[0].bytes += 1;
+    CHECK(contains(check_steps(p, d, bad), "delivered 1048577 bytes"));
+  }
+  {  // two steps run as one: ports and NICs overloaded
+    auto bad = good;
+    bad[0].transfers.insert(bad[0].transfers.end(), bad[1].transfers.begin(), bad[1].transfers.end());
+    bad.erase(bad.begin() + 1);
+    const std::string why = check_steps(p, d, bad);
+    CHECK((contains(why, "carries") || contains(why, "transfers over its")));
+  }
+  {  // a transfer through a farther NIC that another transfer of the step already uses
+    auto bad = good;
+    std::size_t k = 0;
+    while (bad[0].transfers[k].src_nic == vpcat::kNoNic) ++k;
+    std::size_t other = k + 1;
+    while (bad[0].transfers[other].src_nic == vpcat::kNoNic ||
+           p.planner.node_of_gpu(bad[0].transfers[other].src) != p.planner.node_of_gpu(bad[0].transfers[k].src))
+      ++other;
+    bad[0].transfers[k].src_nic = bad[0].transfers[other].src_nic;
+    bad[0].transfers[k].gbps = analyzer_route(p, bad[0].transfers[k]).solo_gbps;
+    CHECK(contains(check_steps(p, d, bad), "carries"));
+  }
+  {  // a wrong rate
+    auto bad = good;
+    bad[0].transfers[0].gbps *= 0.5;
+    CHECK(contains(check_steps(p, d, bad), "the analyzer says"));
+  }
+  {  // a relay this planner does not make
+    auto bad = good;
+    bad[0].transfers[0].final = (bad[0].transfers[0].dst + 1) % p.gpus;
+    CHECK(contains(check_steps(p, d, bad), "relays"));
+  }
+  {  // an impossible route
+    auto bad = good;
+    bad[0].transfers[0].src_nic = 77;
+    CHECK(contains(check_steps(p, d, bad), "has no route"));
+  }
+}

@@ -1,0 +1,117 @@
+// vp-plan: plan one AlltoAllv demand on a catalog with the runtime planner
+// (runtime_loader/include/vpcat/planner.hpp) and print the plan.
+//
+//   vp-plan --catalog cluster.vpcat --demand D.json --json
+//
+// Exit codes (vp::ExitCode): 0 ok, 1 usage, 2 unreadable or invalid input
+// (catalog, demand file, a demand the planner refuses), 4 internal error.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include "demand_file.hpp"
+#include "plan_json.hpp"
+#include "vp/topology/errors.hpp"
+#include "vpcat/mapped_file.hpp"
+#include "vpcat/planner.hpp"
+
+namespace {
+
+struct Options {
+  std::string catalog, demand;
+  bool json = false;
+  unsigned repeat = 1;
+  vpcat::PlanOptions plan;
+};
+
+// A refusal of the planner, as "file:line: what (why)" when it names a
+// demand entry of the file.
+vp::InputError demand_error(const vp::plan_cli::DemandFile& d, const vpcat::PlanStatus& s) {
+  unsigned long long src = 0, dst = 0;
+  int line = d.gpus_line;
+  const std::string message = s.message();
+  if (std::sscanf(message.c_str(), "demand [%llu][%llu]", &src, &dst) == 2) line = d.line_of(src, dst);
+  std::string what = message;
+  const std::string::size_type colon = what.find(": ");
+  if (colon != std::string::npos && what.rfind("demand", 0) == 0) what = what.substr(colon + 2);
+  return vp::InputError(d.path, line, what);
+}
+
+int run(const Options& o) {
+  vpcat::CatalogFile file;
+  if (vpcat::Status s = vpcat::CatalogFile::open(o.catalog.c_str(), &file); !s.ok()) {
+    const std::string m = s.message();
+    throw vp::InputError(o.catalog, 0, m.rfind(o.catalog + ": ", 0) == 0 ? m.substr(o.catalog.size() + 2) : m);
+  }
+  vpcat::Planner planner;
+  if (vpcat::PlanStatus s = planner.init(file.view()); !s.ok()) throw vp::InputError(o.catalog, 0, s.message());
+  const vp::plan_cli::DemandFile demand = vp::plan_cli::read_demand_file(o.demand);
+  vpcat::Plan plan;
+  double best_us = 0;
+  for (unsigned r = 0; r < o.repeat; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    const vpcat::PlanStatus s = planner.plan(demand.view(), o.plan, plan);
+    const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    if (!s.ok()) {
+      if (s.code() == vpcat::PlanError::bad_options) throw vp::UsageError(s.message());
+      throw demand_error(demand, s);
+    }
+    if (r == 0 || us < best_us) best_us = us;
+  }
+  if (o.json) {
+    vp::plan_cli::PlanReport report;
+    report.planning_us = best_us;
+    report.options = o.plan;
+    const std::string text = vp::plan_cli::plan_json(planner, plan, report);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  } else {
+    fmt::print("{} GPUs, {} steps, {} transfers, {} bytes; estimated {:.1f} us at solo rates; planned in {:.1f} us\n",
+               plan.gpus(), plan.step_count(), plan.transfer_count(), plan.total_bytes(), plan.estimated_us(), best_us);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using vp::ExitCode;
+  CLI::App app{"vp-plan: plan an AlltoAllv demand on a VarioPath catalog (contention-free steps)", "vp-plan"};
+  Options o;
+  app.add_option("--catalog", o.catalog, "The cluster's catalog (.vpcat, from vp-analyze)")->required();
+  app.add_option("--demand", o.demand,
+                 "Demand file: {\"gpus\": n, \"bytes\": [[...], ...]} (row = source) or "
+                 "{\"gpus\": n, \"entries\": [[src, dst, bytes], ...]}")
+      ->required();
+  app.add_flag("--json", o.json, "Print the whole plan as JSON (schemas/plan.schema.json)");
+  app.add_option("--latency-us", o.plan.latency_us, "Start-up latency per transfer, microseconds (default 5)");
+  app.add_option("--min-step-latencies", o.plan.min_step_latencies,
+                 "Cut payloads into steps no shorter than this many latencies (default 4)");
+  app.add_option("--min-chunk-bytes", o.plan.min_chunk_bytes, "Smallest piece of a payload but its last (default 0)");
+  app.add_option("--chunk-align-bytes", o.plan.chunk_align_bytes,
+                 "Pieces but a payload's last are multiples of this (default 1)");
+  app.add_option("--max-steps", o.plan.max_steps, "Fail when the plan needs more steps (default 4194304)");
+  app.add_option("--repeat", o.repeat, "Plan this many times and report the fastest (default 1)")
+      ->check(CLI::Range(1u, 1000000u));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : static_cast<int>(ExitCode::usage);
+  }
+  try {
+    return run(o);
+  } catch (const vp::InputError& e) {
+    fmt::print(stderr, "vp-plan: error: {}\n", e.what());
+    return static_cast<int>(ExitCode::bad_input);
+  } catch (const vp::UsageError& e) {
+    fmt::print(stderr, "vp-plan: error: {}\n", e.what());
+    return static_cast<int>(ExitCode::usage);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "vp-plan: internal error: {}\n", e.what());
+    return static_cast<int>(ExitCode::internal);
+  }
+}
