@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Install what VarioPath's build and tests need, from Debian's packages
+# (Debian 12 bookworm; Ubuntu 22.04+ has the same names).
+#
+#   scripts/install-deps.sh          # as root, or as a user with sudo
+#
+# Idempotent: packages already installed are left alone, and when nothing is
+# missing it changes nothing and needs no root. Otherwise it runs
+# `apt-get update`, checks that every missing name exists in the package lists
+# (apt-cache policy), then installs them without recommended extras.
+set -euo pipefail
+
+# Build: compilers, CMake + Ninja, pkg-config.
+# Libraries: hwloc (importer, live probe), Boost.Graph, nlohmann/json, CLI11,
+# fmt, pugixml (NCCL XML), bliss + GMP (automorphisms), Google Benchmark.
+# Tests: doctest, python3 + jsonschema (the schema test), hwloc's lstopo.
+# clang: the fuzz and sanitizer presets.
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libhwloc-dev hwloc libboost-graph-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+  doctest-dev libbliss-dev libgmp-dev libpugixml-dev libbenchmark-dev
+  python3 python3-jsonschema
+  clang
+)
+
+log() { printf 'install-deps: %s\n' "$*"; }
+die() { printf 'install-deps: error: %s\n' "$*" >&2; exit 1; }
+
+command -v apt-get >/dev/null || die "apt-get not found: this script is for Debian/Ubuntu (see README.md for the package list)"
+
+installed() { [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" == "install ok installed" ]]; }
+has_candidate() {
+  local c
+  c=$(apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ {print $2}')
+  [[ -n "$c" && "$c" != "(none)" ]]
+}
+# clang's sanitizer and libFuzzer runtimes are a separate package on Debian 12
+# (libclang-rt-N-dev, only recommended by clang-N): add it when it exists.
+clang_runtime() {
+  local major
+  major=$(apt-cache depends clang 2>/dev/null | sed -n 's/^ *Depends: clang-\([0-9][0-9]*\)$/\1/p' | head -n1)
+  if [[ -n "$major" ]] && has_candidate "libclang-rt-$major-dev"; then echo "libclang-rt-$major-dev"; fi
+}
+
+missing_packages() {
+  local p
+  for p in "${packages[@]}" $(clang_runtime); do installed "$p" || echo "$p"; done
+}
+
+mapfile -t missing < <(missing_packages)
+if ((${#missing[@]} == 0)); then
+  log "every package is already installed: nothing to do"
+  exit 0
+fi
+
+if ((EUID == 0)); then
+  as_root=()
+elif command -v sudo >/dev/null; then
+  as_root=(sudo)
+else
+  die "not root and no sudo: run as root, or install: ${missing[*]}"
+fi
+apt=("${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get)
+
+log "apt-get update"
+"${apt[@]}" update -q
+
+# The package lists may only now name clang's runtime.
+mapfile -t missing < <(missing_packages)
+unknown=()
+for p in "${missing[@]}"; do has_candidate "$p" || unknown+=("$p"); done
+((${#unknown[@]} == 0)) || die "not in the package lists (apt-cache policy): ${unknown[*]}"
+
+log "installing: ${missing[*]}"
+"${apt[@]}" install -y -q --no-install-recommends "${missing[@]}"
+log "done"
