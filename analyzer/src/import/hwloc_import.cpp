@@ -348,16 +348,6 @@ struct ChosenLink {
 
 std::string plural(std::size_t n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
 
-// The capacity of a host bridge's link to its socket: the sum of its
-// downstream links, so that it never binds before they do.
-Capacity sum_of(const std::vector<Capacity>& parts) {
-  Capacity out{0.0, CapacitySource::default_table, "sum of " + plural(parts.size(), "downstream link")};
-  for (const Capacity& c : parts) {
-    out.gbps += c.gbps;
-    if (c.source == CapacitySource::user_override) out.source = c.source;
-  }
-  return out;
-}
 
 class Builder {
  public:
@@ -395,7 +385,7 @@ class Builder {
       fastest = std::max(fastest, downstream.back().gbps);
     }
     t_.components[h].forward = defaults_.root_complex(fastest);
-    t_.add_duplex_link(h, cpu, LinkKind::pcie, sum_of(downstream));
+    t_.add_duplex_link(h, cpu, LinkKind::pcie, sum_of_downstream(downstream));
     SocketIo& io = socket_io_[cpu];
     ++io.host_bridges;
     io.fastest_gbps = std::max(io.fastest_gbps, fastest);

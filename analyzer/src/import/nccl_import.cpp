@@ -280,18 +280,6 @@ bool has_endpoint(const PciDevice& d) {
 // ---------------------------------------------------------------------------
 // Pass 2: structs -> Topology
 
-// The capacity of a synthesised host bridge's link to its socket: the sum of
-// its (one or more) downstream links, so that it never binds before they do.
-// Its source is `override` when any part's is, else the first part's.
-Capacity sum_of(const std::vector<Capacity>& parts) {
-  Capacity out{0.0, parts.front().source,
-               fmt::format("sum of {} downstream link{}", parts.size(), parts.size() == 1 ? "" : "s")};
-  for (const Capacity& c : parts) {
-    out.gbps += c.gbps;
-    if (c.source == CapacitySource::user_override) out.source = c.source;
-  }
-  return out;
-}
 
 class Builder {
  public:
@@ -330,7 +318,7 @@ class Builder {
     for (const Capacity& c : downstream) fastest = std::max(fastest, c.gbps);
     t_.components[hb].forward = d_.root_complex(fastest);
     t_.components[cpu].forward = d_.root_complex(fastest);
-    t_.add_duplex_link(hb, cpu, LinkKind::pcie, sum_of(downstream));
+    t_.add_duplex_link(hb, cpu, LinkKind::pcie, sum_of_downstream(downstream));
   }
 
   // Adds `d` (and what is below it) under `parent`; returns the capacity of

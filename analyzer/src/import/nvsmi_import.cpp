@@ -381,13 +381,6 @@ std::vector<std::vector<std::size_t>> partition(const std::vector<std::size_t>& 
 // ---------------------------------------------------------------------------
 // Pass 3: classes -> Topology
 
-// The capacity of a host bridge's link to its socket: the sum of its
-// downstream links, so that it never binds before they do.
-Capacity sum_of(const Capacity& link, std::size_t count) {
-  return Capacity{link.gbps * static_cast<double>(count), link.source,
-                  fmt::format("sum of {} downstream link{}", count, count == 1 ? "" : "s")};
-}
-
 class Builder {
  public:
   Builder(Topology& t, const Matrix& m, const Classes& c, const CapacityDefaults& d)
@@ -425,7 +418,7 @@ class Builder {
       t_.components[hb].forward = d_.root_complex(link_.gbps);
       std::vector<std::vector<std::size_t>> tops = partition(bridge, c_[kTopSwitchLevel]);
       for (const auto& top : tops) add_top(top, hb);
-      t_.add_duplex_link(hb, cpu, LinkKind::pcie, sum_of(link_, tops.size()));
+      t_.add_duplex_link(hb, cpu, LinkKind::pcie, sum_of_downstream(std::vector<Capacity>(tops.size(), link_)));
     }
     return cpu;
   }

@@ -182,6 +182,16 @@ int CapacityDefaults::pcie_gen_from_transfer_rate(std::string_view text) {
   return 0;
 }
 
+Capacity sum_of_downstream(const std::vector<Capacity>& parts) {
+  Capacity out{0.0, CapacitySource::input,
+               fmt::format("sum of {} downstream link{}", parts.size(), parts.size() == 1 ? "" : "s")};
+  for (const Capacity& c : parts) {
+    out.gbps += c.gbps;
+    out.source = std::max(out.source, c.source);
+  }
+  return out;
+}
+
 std::string cpu_family_key(std::string_view vendor, std::string_view model_name, int family_id, int model_id) {
   std::string model(model_name);
   std::transform(model.begin(), model.end(), model.begin(), [](unsigned char c) { return std::tolower(c); });

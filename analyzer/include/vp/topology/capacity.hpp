@@ -16,6 +16,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace vp {
 
@@ -105,6 +106,12 @@ struct CapacityDefaults {
  private:
   CapacitySource source_for(const std::string& key) const;
 };
+
+// The link from a root complex to its socket as the sum of the root
+// complex's downstream links, so that it never binds before they do. Its
+// source is the strongest of the parts' (override over default over input);
+// basis "sum of N downstream links".
+Capacity sum_of_downstream(const std::vector<Capacity>& parts);
 
 // Map a CPU vendor/family/model description to an inter_socket family key.
 // `vendor` like "GenuineIntel"/"AuthenticAMD", `model_name` free text such as
