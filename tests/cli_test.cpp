@@ -245,10 +245,7 @@ TEST_CASE("an unreadable file: missing, or a directory") {
   check_bad_input(topology_of(missing), "vp-analyze: error: " + missing + ": cannot read (No such file or directory)\n");
   check_bad_input(topology_of(missing, "--format hwloc"),
                   "vp-analyze: error: " + missing + ": cannot read (No such file or directory)\n");
-  // POOR MESSAGE (reported): a directory reads as an empty file; it should say
-  // "cannot read (Is a directory)". Update this line when detect.cpp's
-  // read_file() checks for it.
-  check_bad_input(topology_of(dir.path()), "vp-analyze: error: " + dir.path() + ": empty file\n");
+  check_bad_input(topology_of(dir.path()), "vp-analyze: error: " + dir.path() + ": cannot read (Is a directory)\n");
 }
 
 // ---- usage errors: exit code 1 -------------------------------------------------------

@@ -1,6 +1,7 @@
 // Format detection and the import_topology() dispatcher.
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -29,6 +30,9 @@ std::optional<InputFormat> parse_input_format(std::string_view s) {
 }
 
 std::string read_file(const std::string& path) {
+  // An ifstream opens a folder and reads nothing from it: say what it is.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path, 0, "cannot read (Is a directory)");
   std::ifstream f(path, std::ios::binary);
   if (!f) throw InputError(path, 0, std::string("cannot read (") + std::strerror(errno) + ")");
   std::ostringstream s;
