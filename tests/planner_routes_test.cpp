@@ -76,13 +76,16 @@ TEST_CASE("routes equal the analyzer's: rails, leaf/spine, mixed node types") {
   check_all_routes(platform("32n-leafspine"), 29);
 }
 
-TEST_CASE("a uniform plan on 4 nodes uses the default routes, at their solo rates") {
+TEST_CASE("a uniform one-port plan on 4 nodes uses the default routes, at their solo rates") {
   // With every NIC free, the planner's first choice is the nearest NIC on
   // both sides: vp::default_route.
   Platform& p = const_cast<Platform&>(platform("4n-switch"));
   const Matrix d = uniform(p.gpus, 1 << 20);
   vpcat::Plan plan;
-  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, plan).ok());
+  vpcat::PlanOptions o;
+  o.one_port = true;
+  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), o, plan).ok());
+  CHECK(plan.step(0).ports == 1);
   const vpcat::PlanTransfer* first = plan.step_transfers(0);
   std::uint32_t inter = 0;
   for (std::uint32_t k = 0; k < plan.step(0).count; ++k) {
@@ -138,4 +141,36 @@ TEST_CASE("NIC preferences follow the local patterns: the nearest NIC is in the 
   }
   // Symmetry: every GPU sees the same shares up to its position.
   CHECK(p.planner.nic_send_share(0, 0, 0) == doctest::Approx(p.planner.nic_send_share(0, 7, 3)));
+}
+
+TEST_CASE("a balanced demand gets the shared step, a skewed one channel steps") {
+  // Uniform on 4 nodes: one step with every payload on its default route,
+  // each at its guaranteed fair share. The NIC lane into the network from
+  // a switch's two GPUs carries 2 x 24 payloads: 24 GB/s / 48 each.
+  Platform& p = const_cast<Platform&>(platform("4n-switch"));
+  const Matrix d = uniform(p.gpus, 1 << 20);
+  vpcat::Plan shared, channels;
+  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, shared).ok());
+  vpcat::PlanOptions o;
+  o.one_port = true;
+  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), o, channels).ok());
+  REQUIRE(shared.step_count() == 1);
+  CHECK(shared.step(0).ports == p.gpus - 1);
+  CHECK(shared.transfer_count() == std::size_t{p.gpus} * (p.gpus - 1));
+  CHECK(shared.estimated_us() < channels.estimated_us());
+  for (std::uint32_t k = 0; k < shared.step(0).count; ++k) {
+    const vpcat::PlanTransfer& x = shared.step_transfers(0)[k];
+    const vp::Route theirs = vp::default_route(p.topology, p.topology.gpus[x.src], p.topology.gpus[x.dst]);
+    INFO(x.src << " -> " << x.dst);
+    CHECK(to_route(p, x).links == theirs.links);
+    if (x.src_nic != vpcat::kNoNic) CHECK(x.gbps == doctest::Approx(24.0 / 48));
+  }
+  // Zipf-skewed MoE traffic on 16 rails: the shared step's hot resources
+  // would slow every transfer through them; channel steps win.
+  Platform& q = const_cast<Platform&>(platform("16n-rail"));
+  const Matrix z = zipf_moe(q.gpus, 1.0, 1, 4096);
+  vpcat::Plan skewed;
+  REQUIRE(q.planner.plan(vpcat::Demand::dense(z.data(), q.gpus), {}, skewed).ok());
+  CHECK(skewed.step_count() > 1);
+  CHECK(skewed.step(0).ports == 1);
 }

@@ -75,6 +75,7 @@ std::string check_plan(const Platform& p, const Matrix& demand, const vpcat::Pla
 struct StepCopy {
   std::vector<vpcat::PlanTransfer> transfers;
   double duration_us = 0;
+  std::uint32_t ports = 1;  // the step's claim: most transfers per GPU and direction
 };
 std::vector<StepCopy> copy_steps(const vpcat::Plan& plan);
 std::string check_steps(const Platform& p, const Matrix& demand, const std::vector<StepCopy>& steps,

@@ -69,7 +69,7 @@ int run(const Options& o) {
     const std::string text = vp::plan_cli::plan_json(planner, plan, report);
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else {
-    fmt::print("{} GPUs, {} steps, {} transfers, {} bytes; estimated {:.1f} us at solo rates; planned in {:.1f} us\n",
+    fmt::print("{} GPUs, {} steps, {} transfers, {} bytes; estimated {:.1f} us at planned rates; planned in {:.1f} us\n",
                plan.gpus(), plan.step_count(), plan.transfer_count(), plan.total_bytes(), plan.estimated_us(), best_us);
   }
   return 0;
@@ -94,6 +94,8 @@ int main(int argc, char** argv) {
   app.add_option("--chunk-align-bytes", o.plan.chunk_align_bytes,
                  "Pieces but a payload's last are multiples of this (default 1)");
   app.add_option("--max-steps", o.plan.max_steps, "Fail when the plan needs more steps (default 4194304)");
+  app.add_flag("--one-port", o.plan.one_port,
+               "One-port channel steps only; without it a balanced demand may get a single shared step");
   app.add_option("--repeat", o.repeat, "Plan this many times and report the fastest (default 1)")
       ->check(CLI::Range(1u, 1000000u));
   try {

@@ -15,14 +15,16 @@ std::string plan_json(const vpcat::Planner& planner, const vpcat::Plan& plan, co
   fmt::format_to(it,
                  "{{\n  \"format\": \"vp-plan\",\n  \"version\": 1,\n  \"gpus\": {},\n  \"planning_us\": {:.3f},\n"
                  "  \"estimated_us\": {:.3f},\n  \"total_bytes\": {},\n  \"options\": {{\"latency_us\": {}, "
-                 "\"min_step_latencies\": {}, \"min_chunk_bytes\": {}, \"chunk_align_bytes\": {}, \"max_steps\": {}}},\n"
+                 "\"min_step_latencies\": {}, \"min_chunk_bytes\": {}, \"chunk_align_bytes\": {}, \"max_steps\": {}, "
+                 "\"one_port\": {}}},\n"
                  "  \"steps\": [",
                  plan.gpus(), report.planning_us, plan.estimated_us(), plan.total_bytes(), o.latency_us,
-                 o.min_step_latencies, o.min_chunk_bytes, o.chunk_align_bytes, o.max_steps);
+                 o.min_step_latencies, o.min_chunk_bytes, o.chunk_align_bytes, o.max_steps, o.one_port);
   std::vector<std::uint64_t> links(planner.max_route_links());
   for (std::size_t i = 0; i < plan.step_count(); ++i) {
     const vpcat::PlanStep& step = plan.step(i);
-    fmt::format_to(it, "{}\n    {{\"duration_us\": {:.3f}, \"transfers\": [", i ? "," : "", step.duration_us);
+    fmt::format_to(it, "{}\n    {{\"duration_us\": {:.3f}, \"ports\": {}, \"transfers\": [", i ? "," : "",
+                   step.duration_us, step.ports);
     for (std::uint32_t k = 0; k < step.count; ++k) {
       const vpcat::PlanTransfer& t = plan.step_transfers(i)[k];
       fmt::format_to(it, "{}\n      {{\"src\": {}, \"dst\": {}, \"bytes\": {}, \"origin\": {}, \"final\": {}, \"gbps\": {}, ",

@@ -30,6 +30,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 
 #include "vpcat/catalog_view.hpp"
 #include "vpcat/planner/buffer.hpp"
@@ -37,6 +38,7 @@
 #include "vpcat/planner/demand.hpp"
 #include "vpcat/planner/greedy.hpp"
 #include "vpcat/planner/plan.hpp"
+#include "vpcat/planner/shared_step.hpp"
 #include "vpcat/planner/status.hpp"
 
 namespace vpcat {
@@ -66,12 +68,42 @@ class Planner {
     if (!ready_) return PlanStatus::at(PlanError::not_ready, "planner", "call init() with a catalog first");
     if (PlanStatus s = check(options); !s.ok()) return s;
     if (!scratch_ready_) {
-      if (!greedy_.prepare(model_))
+      if (!greedy_.prepare(model_) || !shared_.prepare(model_))
         return PlanStatus::at(PlanError::out_of_memory, "planner", "sizing the scratch for %u GPUs", gpu_count());
       scratch_ready_ = true;
     }
     if (PlanStatus s = greedy_.load(model_, demand); !s.ok()) return s;
-    PlanStatus s = greedy_.run(model_, options, out.steps_, out.transfers_, out.estimated_us_);
+    // The shared step's expected time bounds the channel plan's search: the
+    // greedy gives up once its steps add up to more (shared_step.hpp).
+    const double shared_us = options.one_port ? std::numeric_limits<double>::infinity()
+                                              : shared_.expected_us(model_, greedy_.remaining(), options.latency_us);
+    bool gave_up = false;
+    detail::Greedy::Checkpoint marks[detail::Greedy::kMaxCheckpoints];
+    std::size_t mark_count = 0;
+    PlanStatus s = greedy_.run(model_, options, shared_us, out.steps_, out.transfers_, out.estimated_us_, gave_up,
+                               options.one_port ? nullptr : &shared_, marks, mark_count);
+    if (s.ok() && gave_up) {
+      out.clear();
+      if (PlanStatus r = greedy_.load(model_, demand); !r.ok()) return r;
+      s = shared_.emit(model_, greedy_.remaining(), options.latency_us, out.steps_, out.transfers_,
+                       out.estimated_us_);
+    } else if (s.ok()) {
+      // Channel steps up to a checkpoint, then one shared step for the rest,
+      // when that is expected shorter than the channel steps to the end.
+      std::size_t best = mark_count;
+      double best_us = out.estimated_us_;
+      for (std::size_t k = 0; k < mark_count; ++k)
+        if (marks[k].estimated_us + marks[k].rest_us < best_us) best = k, best_us = marks[k].estimated_us + marks[k].rest_us;
+      if (best < mark_count) {
+        out.steps_.resize(marks[best].steps);
+        out.transfers_.resize(marks[best].transfers);
+        out.estimated_us_ = marks[best].estimated_us;
+        if (PlanStatus r = greedy_.load(model_, demand); !r.ok()) return r;
+        greedy_.subtract(out.transfers_.data(), out.transfers_.size());
+        s = shared_.emit(model_, greedy_.remaining(), options.latency_us, out.steps_, out.transfers_,
+                         out.estimated_us_);
+      }
+    }
     if (!s.ok()) {
       out.clear();
       return s;
@@ -141,6 +173,7 @@ class Planner {
 
   detail::ClusterModel model_;
   detail::Greedy greedy_;
+  detail::SharedStep shared_;
   bool ready_ = false;
   bool scratch_ready_ = false;
 };

@@ -62,6 +62,10 @@ struct TypeModel {
   std::uint32_t first_gpu_comp = 0, first_nic_comp = 0;  // local component ids of GPU 0 and NIC 0
   std::uint32_t shared = 0;      // tracked resources of the type
   std::uint32_t cap_first = 0;   // their capacities in ClusterModel::caps()
+  // Capacities of the endpoints' own links, in ClusterModel::leaf_caps():
+  // GPU g up (g), GPU g down (gpus + g), into NIC k (2 gpus + k: towards
+  // the network, the NIC's port included) and out of NIC k (2 gpus + nics + k).
+  std::uint32_t leaf_first = 0;
   std::uint32_t gg_first = 0;    // route g -> h at gg_first + g * gpus + h
   std::uint32_t gn_first = 0;    // route g -> NIC k at gn_first + g * nics + k
   std::uint32_t ng_first = 0;    // route NIC k -> h at ng_first + k * gpus + h
@@ -162,6 +166,8 @@ class ClusterModel {
   }
   const std::uint32_t* shared_ids(const RouteEntry& r) const noexcept { return shared_ids_.data() + r.shared_first; }
   const double* caps(const TypeModel& t) const noexcept { return caps_.data() + t.cap_first; }
+  const double* leaf_caps(const TypeModel& t) const noexcept { return leaf_caps_.data() + t.leaf_first; }
+  std::uint64_t nic_total() const noexcept { return nic_count_; }
   const NicPref* send_prefs(const TypeModel& t, std::uint32_t g) const noexcept {
     return send_pref_.data() + t.pref_first + g * t.usable;
   }
@@ -323,6 +329,30 @@ class ClusterModel {
         return PlanStatus::at(PlanError::unsupported_catalog, "catalog",
                               "node type %u has a route of %u links and %u forwarders, at most 65535 in all",
                               nt.index(), rv.link_count(), rv.forwarder_count());
+    }
+
+    // The endpoints' own links (a NIC's also capped by its port).
+    t.leaf_first = static_cast<std::uint32_t>(leaf_caps_.size());
+    if (!leaf_caps_.resize(leaf_caps_.size() + 2 * (std::size_t{t.gpus} + t.nics))) return oom();
+    double* leaf = leaf_caps_.data() + t.leaf_first;
+    for (std::uint32_t k = 0; k < 2 * (t.gpus + t.nics); ++k) leaf[k] = std::numeric_limits<double>::infinity();
+    for (std::uint32_t l = 0; l < t.links; ++l) {
+      const LinkView lv = nt.link(l);
+      const std::uint32_t s = lv.src(), d = lv.dst();
+      if (s >= t.first_gpu_comp && s < t.first_gpu_comp + t.gpus) leaf[s - t.first_gpu_comp] = lv.capacity_gbps();
+      if (d >= t.first_gpu_comp && d < t.first_gpu_comp + t.gpus) leaf[t.gpus + d - t.first_gpu_comp] = lv.capacity_gbps();
+      if (d >= t.first_nic_comp && d < t.first_nic_comp + t.nics) leaf[2 * t.gpus + d - t.first_nic_comp] = lv.capacity_gbps();
+      if (s >= t.first_nic_comp && s < t.first_nic_comp + t.nics)
+        leaf[2 * t.gpus + t.nics + s - t.first_nic_comp] = lv.capacity_gbps();
+    }
+    for (std::uint32_t k = 0; k < t.nics; ++k) {
+      const double port = nt.component(t.first_nic_comp + k).nic_gbps();
+      if (port > 0) {
+        double& in = leaf[2 * t.gpus + k];
+        double& out = leaf[2 * t.gpus + t.nics + k];
+        if (port < in) in = port;
+        if (port < out) out = port;
+      }
     }
 
     // Tracked resources: links between two non-endpoints, then forwarders.
@@ -572,6 +602,7 @@ class ClusterModel {
   PodBuffer<std::uint32_t> gpu_node_;
   PodBuffer<RouteEntry> routes_;
   PodBuffer<std::uint32_t> shared_ids_, route_links_, route_fwds_;
+  PodBuffer<double> leaf_caps_;
   PodBuffer<double> caps_;
   PodBuffer<NicPref> send_pref_, recv_pref_;
   PodBuffer<std::uint64_t> near_send_, near_recv_, near_send_gpus_, near_recv_gpus_;

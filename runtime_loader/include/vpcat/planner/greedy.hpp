@@ -46,6 +46,7 @@
 #include "vpcat/planner/cluster_model.hpp"
 #include "vpcat/planner/demand.hpp"
 #include "vpcat/planner/plan.hpp"
+#include "vpcat/planner/shared_step.hpp"
 #include "vpcat/planner/status.hpp"
 
 namespace vpcat {
@@ -96,7 +97,8 @@ class Greedy {
            recv_order_.resize(n) && node_order_.resize(nn) && node_stamp_.assign(nn, 0) &&
            send_free_.resize(nn) && recv_free_.resize(nn) && gpu_send_free_.resize(nn) && gpu_recv_free_.resize(nn) &&
            dead_stamp_.assign(nn, 0) && send_dead_.resize(nn) && recv_dead_.resize(nn) &&
-           loads_.resize(m.load_count()) && spine_up_.resize(m.switches()) && spine_down_.resize(m.switches()) &&
+           loads_.resize(m.load_count()) && counts_.resize(m.load_count()) && protect_.resize(m.load_count()) &&
+           share_.resize(m.load_count()) && share_stamp_.assign(m.load_count(), 0) && spine_up_.resize(m.switches()) && spine_down_.resize(m.switches()) &&
            tried_.assign(nn, 0) && sorted_stamp_.assign(nn, 0) && vbits_.resize(nn * words_) && open_bits_.resize(words_) &&
            down_open_bits_.resize(words_) && cand_bits_.resize(words_) &&
            leaf_bits_.assign(std::size_t{m.switches() + 1} * words_, 0) && flows_.reserve(n) && times_.resize(n) &&
@@ -179,10 +181,33 @@ class Greedy {
   }
 
   std::uint64_t total_bytes() const noexcept { return loaded_bytes_; }
+  // The remaining demand, GPUs x GPUs row-major (the loaded demand before run()).
+  const std::uint64_t* remaining() const noexcept { return R_.data(); }
+  // Take the bytes of planned transfers off the remaining demand (load()ed
+  // again before): what is left after a prefix of a plan.
+  void subtract(const PlanTransfer* t, std::size_t count) noexcept {
+    for (std::size_t k = 0; k < count; ++k) R_[std::size_t{t[k].origin} * n_ + t[k].final] -= t[k].bytes;
+  }
 
-  // Plan the loaded demand: append steps and transfers.
-  PlanStatus run(const ClusterModel& m, const PlanOptions& o, PodBuffer<PlanStep>& steps,
-                 PodBuffer<PlanTransfer>& transfers, double& estimated_us) noexcept {
+  // A point where the channel steps could stop and a shared step carry the
+  // rest: the plan's size and estimate there, and the shared step's estimate
+  // for the remaining demand.
+  struct Checkpoint {
+    std::size_t steps = 0, transfers = 0;
+    double estimated_us = 0.0, rest_us = 0.0;
+  };
+  // Remaining-byte fractions at which run() records a checkpoint.
+  static constexpr double kCheckpoints[] = {0.5, 0.3, 0.2, 0.12, 0.07, 0.04, 0.02, 0.01};
+  static constexpr std::size_t kMaxCheckpoints = sizeof(kCheckpoints) / sizeof(kCheckpoints[0]);
+
+  // Plan the loaded demand: append steps and transfers. Gives up (gave_up,
+  // ok status, the output partial) as soon as the steps' estimates add up
+  // to more than give_up_us. With `rest` (the shared step), records up to
+  // kMaxCheckpoints checkpoints in `marks` (count in `mark_count`).
+  PlanStatus run(const ClusterModel& m, const PlanOptions& o, double give_up_us, PodBuffer<PlanStep>& steps,
+                 PodBuffer<PlanTransfer>& transfers, double& estimated_us, bool& gave_up, SharedStep* rest,
+                 Checkpoint* marks, std::size_t& mark_count) noexcept {
+    mark_count = 0;
     const double floor_us = o.min_step_latencies * o.latency_us;
     init_orders(m);
     std::uint32_t step_index = 0;
@@ -220,6 +245,19 @@ class Greedy {
       if (flows_.empty())  // cannot happen: the first candidate of a step always fits
         return PlanStatus::at(PlanError::unroutable, "plan", "no transfer fits in step %zu", steps.size());
       if (PlanStatus s = finish_step(m, o, floor_us, steps, transfers, estimated_us); !s.ok()) return s;
+      if (estimated_us > give_up_us || projected_over(estimated_us, give_up_us)) {
+        gave_up = true;
+        return {};
+      }
+      if (rest != nullptr && mark_count < kMaxCheckpoints && total_left_ > 0 &&
+          static_cast<double>(total_left_) <= kCheckpoints[mark_count] * static_cast<double>(loaded_bytes_)) {
+        while (mark_count + 1 < kMaxCheckpoints &&
+               static_cast<double>(total_left_) <= kCheckpoints[mark_count + 1] * static_cast<double>(loaded_bytes_))
+          ++mark_count;  // several thresholds crossed at once: one mark, at the last
+        marks[mark_count] = Checkpoint{steps.size(), transfers.size(), estimated_us,
+                                       rest->expected_us(m, R_.data(), o.latency_us)};
+        ++mark_count;
+      }
       ++step_index;
     }
     return {};
@@ -234,7 +272,8 @@ class Greedy {
     std::uint32_t g, h;       // global GPUs
     std::uint32_t a, b;       // their nodes
     std::uint16_t i, j;       // NICs, kNoNic for intra-node
-    double gbps;
+    double gbps;              // planned rate (<= solo; see fill_intra)
+    double solo;              // the route's solo rate
   };
 
   static std::uint64_t bit(std::uint32_t k) noexcept { return std::uint64_t{1} << k; }
@@ -249,6 +288,15 @@ class Greedy {
 #endif
   }
   static double min2(double x, double y) noexcept { return x < y ? x : y; }
+
+  // Once a fifth of the bytes are planned, a plan whose pace (estimate per
+  // byte so far) projects kGiveUpMargin over the alternative is abandoned:
+  // the first steps, which carry the heaviest payloads, are its best ones.
+  static constexpr double kGiveUpMargin = 1.15;
+  bool projected_over(double estimated_us, double give_up_us) const noexcept {
+    const double done = 1.0 - static_cast<double>(total_left_) / static_cast<double>(loaded_bytes_);
+    return done >= 0.2 && estimated_us > give_up_us * kGiveUpMargin * done;
+  }
 
   // ---- loading ---------------------------------------------------------------------
   PlanStatus add_total(std::uint64_t v, std::size_t s, std::size_t t) noexcept {
@@ -397,7 +445,9 @@ class Greedy {
     node_stamp_[a] = stamp_;
     const TypeModel& t = m.type_of(a);
     double* load = loads_.data() + m.node(a).load_first;
-    for (std::uint32_t r = 0; r < t.shared; ++r) load[r] = 0.0;
+    std::uint32_t* count = counts_.data() + m.node(a).load_first;
+    double* protect = protect_.data() + m.node(a).load_first;
+    for (std::uint32_t r = 0; r < t.shared; ++r) load[r] = 0.0, count[r] = 0, protect[r] = 0.0;
     touched_.push_back(a);  // reserved in prepare(): cannot fail
   }
   std::uint64_t& send_dead(std::uint32_t a) noexcept { return dead(a), send_dead_[a]; }
@@ -592,10 +642,17 @@ class Greedy {
     }
     return room;
   }
-  void add_load(const ClusterModel& m, std::uint32_t node, const RouteEntry& r, double gbps) noexcept {
-    double* load = loads_.data() + m.node(node).load_first;
+  // Account a flow at solo rate `gbps` on the route's shared resources; an
+  // inter-node flow's rate is protected (intra-node flows may share a
+  // resource with it only while it keeps that rate).
+  void add_load(const ClusterModel& m, std::uint32_t node, const RouteEntry& r, double gbps, bool inter) noexcept {
+    const std::uint32_t first = m.node(node).load_first;
     const std::uint32_t* ids = m.shared_ids(r);
-    for (std::uint32_t k = 0; k < r.shared_count; ++k) load[ids[k]] += gbps;
+    for (std::uint32_t k = 0; k < r.shared_count; ++k) {
+      loads_[first + ids[k]] += gbps;
+      ++counts_[first + ids[k]];
+      if (inter && gbps > protect_[first + ids[k]]) protect_[first + ids[k]] = gbps;
+    }
   }
 
   enum class Try : std::uint8_t { ok, no, sender_dead, receiver_dead };
@@ -648,8 +705,8 @@ class Greedy {
         }
         if (down_room[y] == kUnknown) down_room[y] = headroom(m, b, down);
         if (rate > up_room || rate > down_room[y]) continue;
-        add_load(m, a, up, rate);
-        add_load(m, b, down, rate);
+        add_load(m, a, up, rate, true);
+        add_load(m, b, down, rate, true);
         if (crossing) {
           spine_up_[si] += rate;
           spine_down_[sj] += rate;
@@ -663,7 +720,7 @@ class Greedy {
         if (recv_free_[b] == 0) close_node(b);
         gpu_send_free_[a] &= ~bit(lg);
         gpu_recv_free_[b] &= ~bit(lh);
-        flows_.push_back(Flow{g, h, a, b, static_cast<std::uint16_t>(i), static_cast<std::uint16_t>(j), rate});
+        flows_.push_back(Flow{g, h, a, b, static_cast<std::uint16_t>(i), static_cast<std::uint16_t>(j), rate, rate});
         return Try::ok;
       }
       if (up_room == kUnknown || up_room >= slowest_any) sender_dead = false;
@@ -675,10 +732,93 @@ class Greedy {
   }
 
   // ---- (c) intra-node fill ---------------------------------------------------------------------
+  // Intra-node flows fill the ports the network left idle. A flow either
+  // fits at its solo rate (every shared resource keeps room for it), or
+  // shares: on a resource whose flows' solo rates add up to more than its
+  // capacity, fair sharing gives each of its n flows at least capacity / n
+  // (a resource cannot saturate before the fill level reaches that), so a
+  // flow's planned rate is min(solo, capacity / n over its oversubscribed
+  // resources): a rate the flow is guaranteed under max-min fair sharing,
+  // and the planned rates of a step add up to at most every capacity.
+  // Sharing is allowed where it never slows an inter-node flow (capacity /
+  // n stays at or above the fastest one through the resource) and where
+  // the flow's planned rate, minus what it takes from the node's other
+  // intra-node flows, is worth a start-up latency (kMinShareGain x solo).
+  static constexpr double kMinShareGain = 0.25;
+  // Weight of an intra-node flow's bytes in the choice of a step's length
+  // when the step also has inter-node flows: the network lanes are the
+  // scarce resource, so intra-node flows fill the step rather than cut it.
+  static constexpr double kIntraWeight = 0.3;
+
+  // Planned rate of a new flow on route r of node a, or -1 when it may not
+  // share; fills share_ (stamped cand_stamp_) with the new shares of the
+  // resources it oversubscribes.
+  double share_rate(const ClusterModel& m, std::uint32_t a, const RouteEntry& r) noexcept {
+    if (++cand_stamp_ == 0) {
+      for (std::size_t k = 0; k < share_stamp_.size(); ++k) share_stamp_[k] = 0;
+      cand_stamp_ = 1;
+    }
+    const std::uint32_t first = m.node(a).load_first;
+    const double* cap = m.caps(m.type_of(a));
+    const std::uint32_t* ids = m.shared_ids(r);
+    double rate = r.gbps;
+    for (std::uint32_t k = 0; k < r.shared_count; ++k) {
+      const std::uint32_t x = first + ids[k];
+      if (loads_[x] + r.gbps <= cap[ids[k]] * (1.0 + 1e-12)) continue;
+      const double share = cap[ids[k]] / static_cast<double>(counts_[x] + 1);
+      if (share < protect_[x] * (1.0 - 1e-12)) return -1.0;
+      share_[x] = share;
+      share_stamp_[x] = cand_stamp_;
+      if (share < rate) rate = share;
+    }
+    return rate;
+  }
+  // Rate the node's intra-node flows flows_[from..] would lose to the
+  // candidate whose shares share_rate() just stamped.
+  double share_loss(const ClusterModel& m, std::uint32_t a, std::size_t from) const noexcept {
+    const TypeModel& t = m.type_of(a);
+    const std::uint32_t first = m.node(a).load_first, g0 = m.node(a).first_gpu;
+    double loss = 0.0;
+    for (std::size_t e = from; e < flows_.size(); ++e) {
+      const Flow& f = flows_[e];
+      const RouteEntry& r = m.gg(t, f.g - g0, f.h - g0);
+      const std::uint32_t* ids = m.shared_ids(r);
+      double rate = f.gbps;
+      for (std::uint32_t k = 0; k < r.shared_count; ++k) {
+        const std::uint32_t x = first + ids[k];
+        if (share_stamp_[x] == cand_stamp_ && share_[x] < rate) rate = share_[x];
+      }
+      loss += f.gbps - rate;
+    }
+    return loss;
+  }
+  // The planned rates of the node's intra-node flows flows_[from..] from the
+  // final loads and counts.
+  void settle_intra(const ClusterModel& m, std::uint32_t a, std::size_t from) noexcept {
+    const TypeModel& t = m.type_of(a);
+    const std::uint32_t first = m.node(a).load_first, g0 = m.node(a).first_gpu;
+    const double* cap = m.caps(t);
+    for (std::size_t e = from; e < flows_.size(); ++e) {
+      Flow& f = flows_[e];
+      const RouteEntry& r = m.gg(t, f.g - g0, f.h - g0);
+      const std::uint32_t* ids = m.shared_ids(r);
+      double rate = f.solo;
+      for (std::uint32_t k = 0; k < r.shared_count; ++k) {
+        const std::uint32_t x = first + ids[k];
+        if (loads_[x] > cap[ids[k]] * (1.0 + 1e-12)) {
+          const double share = cap[ids[k]] / static_cast<double>(counts_[x]);
+          if (share < rate) rate = share;
+        }
+      }
+      f.gbps = rate;
+    }
+  }
+
   void fill_intra(const ClusterModel& m, std::uint32_t a) noexcept {
     const NodeModel& na = m.node(a);
     const TypeModel& t = m.type(na.type);
     const std::size_t n = n_, nn = nn_;
+    const std::size_t from = flows_.size();
     std::uint64_t senders = gpu_send_free_[a] & smask_[std::size_t{a} * nn + a];
     for (std::uint32_t si = 0; si < na.gpus && senders != 0 && gpu_recv_free_[a] != 0; ++si) {
       const std::uint32_t lg = send_order_[na.first_gpu + si];
@@ -686,20 +826,30 @@ class Greedy {
       const std::uint32_t g = na.first_gpu + lg;
       std::uint64_t cand = dmask_[std::size_t{g} * nn + a] & gpu_recv_free_[a];
       const std::uint64_t* row = R_.data() + g * n;
-      std::uint32_t best = kNone;
-      double best_time = -1.0;
+      std::uint32_t best = kNone, shared_best = kNone;
+      double best_time = -1.0, best_gain = 0.0;
       for (; cand != 0; cand &= cand - 1) {
         const std::uint32_t lh = lowest(cand);
         const RouteEntry& r = m.gg(t, lg, lh);
         const double time = static_cast<double>(row[na.first_gpu + lh]) / r.gbps;
-        if (time > best_time && r.gbps <= headroom(m, a, r)) best = lh, best_time = time;
+        if (time <= best_time) continue;
+        if (r.gbps <= headroom(m, a, r)) {
+          best = lh, best_time = time;
+        } else if (best == kNone) {
+          const double rate = share_rate(m, a, r);
+          if (rate <= 0.0) continue;
+          const double gain = rate - share_loss(m, a, from);
+          if (gain >= kMinShareGain * r.gbps && gain > best_gain) shared_best = lh, best_gain = gain;
+        }
       }
+      if (best == kNone) best = shared_best;
       if (best == kNone) continue;
       const RouteEntry& r = m.gg(t, lg, best);
-      add_load(m, a, r, r.gbps);
+      add_load(m, a, r, r.gbps, false);
       gpu_send_free_[a] &= ~bit(lg);
       gpu_recv_free_[a] &= ~bit(best);
-      flows_.push_back(Flow{g, na.first_gpu + best, a, a, kNoNic, kNoNic, r.gbps});
+      flows_.push_back(Flow{g, na.first_gpu + best, a, a, kNoNic, kNoNic, r.gbps, r.gbps});
+      settle_intra(m, a, from);
     }
   }
 
@@ -726,6 +876,8 @@ class Greedy {
     // endpoint (relative to the busiest): the step suits the GPUs that bound
     // the plan, and short flows of nearly idle GPUs do not cut it short.
     double top = 1.0;
+    bool any_inter = false;
+    for (std::size_t k = 0; k < count; ++k) any_inter = any_inter || flows_[k].a != flows_[k].b;
     for (std::size_t k = 0; k < count; ++k) {
       const Flow& f = flows_[k];
       const double load = static_cast<double>(send_left_[f.g] > recv_left_[f.h] ? send_left_[f.g] : recv_left_[f.h]);
@@ -735,7 +887,8 @@ class Greedy {
       const Flow& f = flows_[k];
       const double load =
           static_cast<double>(send_left_[f.g] > recv_left_[f.h] ? send_left_[f.g] : recv_left_[f.h]) / top;
-      times_[k] = Timed{static_cast<double>(R_[f.g * n + f.h]) / (f.gbps * 1e3), f.gbps * load * load};
+      const double w = (f.a == f.b && any_inter) ? kIntraWeight : 1.0;
+      times_[k] = Timed{static_cast<double>(R_[f.g * n + f.h]) / (f.gbps * 1e3), f.gbps * load * load * w};
     }
     std::sort(times_.data(), times_.data() + count, [](const Timed& x, const Timed& y) { return x.t < y.t; });
     double rate_after = 0.0;  // sum of the rates of flows k.. count-1
@@ -845,6 +998,14 @@ class Greedy {
   PodBuffer<std::uint64_t> gpu_send_free_, gpu_recv_free_;  // per node: GPUs not yet sending / receiving
   PodBuffer<std::uint64_t> send_dead_, recv_dead_;          // per node: GPUs out for the pass
   PodBuffer<double> loads_, spine_up_, spine_down_;
+  // Per node resource, beside loads_ (the sum of the solo rates of the
+  // step's flows through it): how many flows use it and the fastest
+  // inter-node flow among them (which must keep its solo rate).
+  PodBuffer<std::uint32_t> counts_;
+  PodBuffer<double> protect_;
+  PodBuffer<double> share_;              // fill_intra: a candidate's share per resource
+  PodBuffer<std::uint32_t> share_stamp_;
+  std::uint32_t cand_stamp_ = 0;
   std::uint32_t words_ = 0;                        // 64-bit words of a node bitset
   PodBuffer<std::uint64_t> vbits_;                 // [a]: bit b when V[a][b] > 0
   PodBuffer<std::uint64_t> open_bits_;             // nodes with a free receive lane and inbound bytes

@@ -2,11 +2,17 @@
 // shape it.
 //
 // Step i runs after step i-1 has finished. Each step is a contention-free
-// channel instance (DESIGN.md §3): every GPU sends at most one transfer and
-// receives at most one, and with every transfer at its route's solo rate no
-// directed link, forwarding component or NIC port is over its capacity and
-// the fabric rule of the catalog holds. Over all steps every off-diagonal
-// byte of the demand is delivered exactly once per (origin, final).
+// channel instance (DESIGN.md §3) at its transfers' planned rates: every GPU
+// sends at most one transfer and receives at most one, every transfer has a
+// planned rate at most its route's solo rate, and with every transfer at its
+// planned rate no directed link, forwarding component or NIC port is over
+// its capacity and the fabric rule of the catalog holds. A planned rate
+// below the solo rate marks a resource that the step's transfers share; the
+// planner only plans rates that max-min fair sharing guarantees (a resource
+// with n transfers cannot saturate before each has capacity / n), so a step
+// run as planned lasts at most its estimate. Over all steps every
+// off-diagonal byte of the demand is delivered exactly once per (origin,
+// final).
 //
 // A transfer names its route compactly (the NIC on each side, or none for an
 // intra-node route); Planner::route_links() expands it to the global link
@@ -44,6 +50,11 @@ struct PlanOptions {
   std::uint64_t chunk_align_bytes = 1;
   // plan() fails with step_limit when the plan would need more steps. >= 1.
   std::uint32_t max_steps = 1u << 22;
+  // true: one-port channel steps only (every GPU sends and receives at most
+  // one transfer per step). false: the planner may instead return a single
+  // shared step holding every payload, at rates fair sharing guarantees,
+  // when its estimate is the shorter (balanced demands; docs/planner.md).
+  bool one_port = false;
 };
 
 inline constexpr std::uint16_t kNoNic = 0xFFFF;
@@ -54,7 +65,7 @@ struct PlanTransfer {
   std::uint32_t src = 0, dst = 0;        // global GPU indexes of this hop
   std::uint32_t origin = 0, final = 0;   // the payload's first source and last destination
   std::uint64_t bytes = 0;               // > 0
-  double gbps = 0.0;                     // the route's solo rate (GB/s = 1e3 bytes/us)
+  double gbps = 0.0;                     // planned rate, <= the route's solo rate (GB/s = 1e3 bytes/us)
   std::uint16_t src_nic = kNoNic;        // local NIC index in src's node; kNoNic: intra-node route
   std::uint16_t dst_nic = kNoNic;        // local NIC index in dst's node; kNoNic: intra-node route
   std::uint32_t reserved = 0;
@@ -63,7 +74,8 @@ struct PlanTransfer {
 struct PlanStep {
   std::uint64_t first = 0;    // index of its first transfer in Plan::transfers()
   std::uint32_t count = 0;    // transfers, >= 1
-  double duration_us = 0.0;   // estimate: latency + the longest transfer at its solo rate
+  std::uint32_t ports = 1;    // most transfers any GPU sends or receives in it (1: a one-port channel)
+  double duration_us = 0.0;   // estimate: latency + the longest transfer at its planned rate
 };
 
 class Plan {
@@ -77,7 +89,7 @@ class Plan {
   const PlanTransfer* transfers() const noexcept { return transfers_.data(); }
   std::size_t transfer_count() const noexcept { return transfers_.size(); }
   const PlanTransfer* step_transfers(std::size_t i) const noexcept { return transfers_.data() + steps_[i].first; }
-  // Sum of the steps' estimated durations (each transfer at its solo rate).
+  // Sum of the steps' estimated durations (each transfer at its planned rate).
   double estimated_us() const noexcept { return estimated_us_; }
   // Off-diagonal bytes of the demand, all delivered by the plan.
   std::uint64_t total_bytes() const noexcept { return total_bytes_; }

@@ -1,0 +1,227 @@
+// The shared step (docs/planner.md): every payload of the demand in one step,
+// each on its default route (nearest NICs) at a rate that max-min fair
+// sharing guarantees it.
+//
+// A resource (a tracked link or forwarder of a node, a GPU's own link in
+// either direction, a NIC lane in either direction with its port, a spine
+// uplink in either direction) whose transfers' solo rates add up to more
+// than its capacity cannot saturate before the fair-share fill level reaches
+// capacity / n for its n transfers; one whose solo rates fit never limits a
+// transfer. So each transfer's planned rate is
+//     min(solo, capacity / n over its oversubscribed resources),
+// guaranteed under fair sharing, and the planned rates add up to at most
+// every capacity. The step lasts at most latency + max(bytes / rate).
+//
+// That bound is what the step's duration_us reports, but it is pessimistic
+// for skewed demands: a transfer's share grows as the others through its
+// resources finish. What fair sharing achieves is close to the step's
+// congestion: the most bytes any resource (tracked link, forwarder, GPU
+// link, NIC lane, spine uplink) must carry over its capacity, and no
+// transfer faster than its solo rate. Measured against the simulator on the
+// evaluation platforms (docs/evaluation.md), fan-out finished within 1-7% of
+// that figure on every skewed workload, so expected_us() returns it, with
+// kMargin, and the planner (planner.hpp) compares it with the channel
+// steps' estimate (which the simulator reproduces) to keep the shorter plan,
+// unless PlanOptions::one_port asks for one-port channel steps only.
+//
+// Cost: a pass over the non-zero payloads per call of expected_us() or emit(),
+// and another in emit(), O(payloads x route length);
+// scratch sized once per catalog.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include "vpcat/planner/buffer.hpp"
+#include "vpcat/planner/cluster_model.hpp"
+#include "vpcat/planner/plan.hpp"
+#include "vpcat/planner/status.hpp"
+
+namespace vpcat {
+inline namespace v1 {
+namespace detail {
+
+class SharedStep {
+ public:
+  // Size the scratch and the capacity of every resource; false when memory is short.
+  bool prepare(const ClusterModel& m) noexcept {
+    n_ = m.gpu_count();
+    shared_ = m.load_count();
+    gpu_base_ = shared_;
+    nic_base_ = gpu_base_ + 2 * std::size_t{n_};
+    spine_base_ = nic_base_ + 2 * static_cast<std::size_t>(m.nic_total());
+    const std::size_t total = spine_base_ + 2 * std::size_t{m.switches()};
+    if (!cap_.resize(total) || !sum_.resize(total) || !count_.resize(total) || !bytes_.resize(total)) return false;
+    for (std::uint32_t a = 0; a < m.node_count(); ++a) {
+      const NodeModel& na = m.node(a);
+      const TypeModel& t = m.type(na.type);
+      const double* caps = m.caps(t);
+      for (std::uint32_t r = 0; r < t.shared; ++r) cap_[na.load_first + r] = caps[r];
+      const double* leaf = m.leaf_caps(t);
+      for (std::uint32_t g = 0; g < t.gpus; ++g) {
+        cap_[gpu_base_ + 2 * std::size_t{na.first_gpu + g}] = leaf[g];
+        cap_[gpu_base_ + 2 * std::size_t{na.first_gpu + g} + 1] = leaf[t.gpus + g];
+      }
+      for (std::uint32_t k = 0; k < t.nics; ++k) {
+        cap_[nic_base_ + 2 * (na.first_nic + k)] = leaf[2 * t.gpus + k];
+        cap_[nic_base_ + 2 * (na.first_nic + k) + 1] = leaf[2 * t.gpus + t.nics + k];
+      }
+    }
+    for (std::uint32_t k = 0; k < m.switches(); ++k) {
+      cap_[spine_base_ + 2 * std::size_t{k}] = m.spine() ? m.spine_cap(k) : std::numeric_limits<double>::infinity();
+      cap_[spine_base_ + 2 * std::size_t{k} + 1] = cap_[spine_base_ + 2 * std::size_t{k}];
+    }
+    return true;
+  }
+
+  // Expected time of the shared step over fair sharing for the n x n
+  // demand R (diagonal ignored): kMargin x (latency + congestion); 0 for an
+  // all-zero demand.
+  static constexpr double kMargin = 1.03;
+  double expected_us(const ClusterModel& m, const std::uint64_t* R, double latency_us) noexcept {
+    count(m, R);
+    if (payloads_ == 0) return 0.0;
+    double busiest = longest_solo_us_;
+    for (std::size_t k = 0; k < cap_.size(); ++k) {
+      const double t = bytes_[k] / (cap_[k] * 1e3);
+      if (t > busiest) busiest = t;
+    }
+    return kMargin * (latency_us + busiest);
+  }
+
+  // Append the shared step for R.
+  PlanStatus emit(const ClusterModel& m, const std::uint64_t* R, double latency_us, PodBuffer<PlanStep>& steps,
+                  PodBuffer<PlanTransfer>& transfers, double& estimated_us) noexcept {
+    count(m, R);
+    if (payloads_ == 0) return {};
+    if (!transfers.reserve(transfers.size() + payloads_) || !steps.reserve(steps.size() + 1))
+      return PlanStatus::at(PlanError::out_of_memory, "plan", "growing the plan to %zu transfers",
+                            transfers.size() + payloads_);
+    PlanStep step;
+    step.first = transfers.size();
+    step.count = static_cast<std::uint32_t>(payloads_);
+    step.ports = ports_;
+    double longest = 0.0;
+    for_each_payload(m, R, [&](const Payload& p) {
+      PlanTransfer x;
+      x.src = x.origin = p.g;
+      x.dst = x.final = p.h;
+      x.bytes = p.bytes;
+      x.gbps = rate(m, p);
+      x.src_nic = p.i;
+      x.dst_nic = p.j;
+      const double t = static_cast<double>(p.bytes) / (x.gbps * 1e3);
+      if (t > longest) longest = t;
+      transfers.push_back(x);  // reserved above
+    });
+    step.duration_us = latency_us + longest;
+    estimated_us += step.duration_us;
+    steps.push_back(step);
+    return {};
+  }
+
+ private:
+  struct Payload {
+    std::uint32_t g, h, a, b;
+    std::uint16_t i, j;  // NICs (kNoNic: intra-node)
+    std::uint64_t bytes;
+    double solo;
+  };
+
+  // f(payload) for every non-zero off-diagonal entry, with its default
+  // route: the intra-node route, or the nearest NIC on each side.
+  template <class F>
+  void for_each_payload(const ClusterModel& m, const std::uint64_t* R, F&& f) const noexcept {
+    for (std::uint32_t g = 0; g < n_; ++g) {
+      const std::uint32_t a = m.node_of_gpu(g);
+      const NodeModel& na = m.node(a);
+      const TypeModel& ta = m.type(na.type);
+      const std::uint64_t* row = R + std::size_t{g} * n_;
+      for (std::uint32_t h = 0; h < n_; ++h) {
+        if (row[h] == 0 || g == h) continue;
+        const std::uint32_t b = m.node_of_gpu(h);
+        Payload p{g, h, a, b, kNoNic, kNoNic, row[h], 0.0};
+        if (a == b) {
+          p.solo = m.gg(ta, g - na.first_gpu, h - na.first_gpu).gbps;
+        } else {
+          const NodeModel& nb = m.node(b);
+          p.i = m.send_prefs(ta, g - na.first_gpu)[0].nic;
+          p.j = m.recv_prefs(m.type(nb.type), h - nb.first_gpu)[0].nic;
+          p.solo = m.inter_gbps(a, g - na.first_gpu, p.i, b, p.j, h - nb.first_gpu);
+        }
+        f(p);
+      }
+    }
+  }
+
+  // v(resource index) for every resource of p's route.
+  template <class V>
+  void for_each_resource(const ClusterModel& m, const Payload& p, V&& v) const noexcept {
+    const NodeModel &na = m.node(p.a), &nb = m.node(p.b);
+    const TypeModel &ta = m.type(na.type), &tb = m.type(nb.type);
+    auto segment = [&](const NodeModel& nd, const RouteEntry& r) {
+      const std::uint32_t* ids = m.shared_ids(r);
+      for (std::uint32_t k = 0; k < r.shared_count; ++k) v(std::size_t{nd.load_first} + ids[k]);
+    };
+    v(gpu_base_ + 2 * std::size_t{p.g});
+    v(gpu_base_ + 2 * std::size_t{p.h} + 1);
+    if (p.i == kNoNic) {
+      segment(na, m.gg(ta, p.g - na.first_gpu, p.h - na.first_gpu));
+      return;
+    }
+    segment(na, m.gn(ta, p.g - na.first_gpu, p.i));
+    segment(nb, m.ng(tb, p.j, p.h - nb.first_gpu));
+    v(nic_base_ + 2 * (na.first_nic + p.i));
+    v(nic_base_ + 2 * (nb.first_nic + p.j) + 1);
+    if (m.spine()) {
+      const std::uint32_t si = m.switch_of(p.a, p.i), sj = m.switch_of(p.b, p.j);
+      if (si != sj) {
+        v(spine_base_ + 2 * std::size_t{si});
+        v(spine_base_ + 2 * std::size_t{sj} + 1);
+      }
+    }
+  }
+
+  void count(const ClusterModel& m, const std::uint64_t* R) noexcept {
+    for (std::size_t k = 0; k < sum_.size(); ++k) sum_[k] = 0.0, count_[k] = 0, bytes_[k] = 0.0;
+    payloads_ = 0;
+    longest_solo_us_ = 0.0;
+    for_each_payload(m, R, [&](const Payload& p) {
+      ++payloads_;
+      const double solo_us = static_cast<double>(p.bytes) / (p.solo * 1e3);
+      if (solo_us > longest_solo_us_) longest_solo_us_ = solo_us;
+      for_each_resource(m, p, [&](std::size_t r) {
+        sum_[r] += p.solo;
+        ++count_[r];
+        bytes_[r] += static_cast<double>(p.bytes);
+      });
+    });
+    ports_ = 0;
+    for (std::size_t k = gpu_base_; k < nic_base_; ++k)
+      if (count_[k] > ports_) ports_ = count_[k];
+  }
+
+  double rate(const ClusterModel& m, const Payload& p) const noexcept {
+    double r = p.solo;
+    for_each_resource(m, p, [&](std::size_t x) {
+      if (sum_[x] > cap_[x] * (1.0 + 1e-12)) {
+        const double share = cap_[x] / static_cast<double>(count_[x]);
+        if (share < r) r = share;
+      }
+    });
+    return r;
+  }
+
+  std::uint32_t n_ = 0, shared_ = 0;
+  std::size_t gpu_base_ = 0, nic_base_ = 0, spine_base_ = 0;
+  PodBuffer<double> cap_, sum_, bytes_;  // per resource: capacity, solo rates, bytes
+  double longest_solo_us_ = 0.0;
+  PodBuffer<std::uint32_t> count_;
+  std::size_t payloads_ = 0;
+  std::uint32_t ports_ = 0;
+};
+
+}  // namespace detail
+}  // namespace v1
+}  // namespace vpcat
