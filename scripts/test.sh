@@ -1,11 +1,66 @@
 #!/usr/bin/env bash
-# Configure, build and run every test (the `test` preset: RelWithDebInfo, in
-# build-test/; the analysis tests are too heavy for a Debug build).
-# This is the command .ci/run runs. Extra arguments go to ctest
-# (e.g. `scripts/test.sh -R cli`).
+# Every test, in three phases; what .ci/run runs. Extra arguments go to the
+# first phase's ctest (e.g. `scripts/test.sh -R cli`).
+#
+#   1. unit      the `test` preset (RelWithDebInfo, build-test/; the analysis
+#                tests are too heavy for a Debug build): build, then every test
+#                with `ctest --output-on-failure`.
+#   2. sanitize  the `asan-ubsan` preset (build-asan/): only what the
+#                runtime-facing tests need, then the tests labelled `runtime`
+#                (catalog reader/verifier/corrupt files/round trips, the
+#                planner's property and demand tests, the fuzz corpus replays)
+#                under AddressSanitizer + UndefinedBehaviorSanitizer; any report
+#                fails the test.
+#   3. fuzz      scripts/fuzz.sh: the `fuzz` preset (clang, build-fuzz/), each
+#                libFuzzer target for VP_FUZZ_SECONDS (default 60) seconds,
+#                seeded from tests/fuzz/corpus/; a crash fails the script and
+#                its reproducer is kept in build-fuzz/fuzz-artifacts/.
+#
+# VP_TEST_PHASES picks phases (default "unit sanitize fuzz"), e.g. a quick
+# run: VP_TEST_PHASES=unit scripts/test.sh -R catalog. VP_TEST_BUILD_DIR,
+# VP_ASAN_BUILD_DIR and VP_FUZZ_BUILD_DIR move the build folders;
+# VP_TEST_JOBS sets ctest's --parallel (default: nproc) and CMake's
+# CMAKE_BUILD_PARALLEL_LEVEL the build's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-cmake --preset test
-cmake --build --preset test
-ctest --preset test --output-on-failure --parallel "$(nproc)" "$@"
+phases="${VP_TEST_PHASES:-unit sanitize fuzz}"
+for p in $phases; do
+  case "$p" in unit | sanitize | fuzz) ;; *) echo "test.sh: VP_TEST_PHASES: unknown phase $p (unit, sanitize, fuzz)" >&2; exit 1 ;; esac
+done
+has_phase() { [[ " $phases " == *" $1 "* ]]; }
+jobs="${VP_TEST_JOBS:-$(nproc)}"
+phase_start=0
+begin() {
+  phase_start=$(date +%s)
+  printf '\n=== test.sh: phase %s ===\n' "$1"
+}
+end() { printf '=== test.sh: phase %s passed in %d s ===\n' "$1" $(($(date +%s) - phase_start)); }
+
+if has_phase unit; then
+  begin unit
+  dir="${VP_TEST_BUILD_DIR:-build-test}"
+  cmake --preset test -B "$dir"
+  cmake --build "$dir"
+  ctest --test-dir "$dir" --output-on-failure --no-tests=error --parallel "$jobs" "$@"
+  end unit
+fi
+
+if has_phase sanitize; then
+  begin sanitize
+  dir="${VP_ASAN_BUILD_DIR:-build-asan}"
+  cmake --preset asan-ubsan -B "$dir"
+  # The targets of the `runtime` tests (and the tools they run), not the rest.
+  cmake --build "$dir" --target vp_catalog_tests vp-catalog vp_planner_tests vp-plan vp-analyze \
+    vp_verify_fuzz_replay vp_plan_fuzz_replay vpcat_c17_check vpcat_planner_c17_check vp_c_api_tests
+  ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1" \
+    UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
+    ctest --test-dir "$dir" -L '^runtime$' --output-on-failure --no-tests=error --parallel "$jobs"
+  end sanitize
+fi
+
+if has_phase fuzz; then
+  begin fuzz
+  VP_FUZZ_BUILD_DIR="${VP_FUZZ_BUILD_DIR:-build-fuzz}" scripts/fuzz.sh
+  end fuzz
+fi

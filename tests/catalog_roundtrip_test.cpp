@@ -10,6 +10,8 @@
 #include "vp/catalog/json_mirror.hpp"
 #include "vp/catalog/reader.hpp"
 #include "vp/catalog/writer.hpp"
+#include "vpcat/catalog_view.hpp"
+#include "vpcat/mapped_file.hpp"
 
 namespace {
 
@@ -116,15 +118,45 @@ TEST_CASE("catalog: strings are stored once each") {
 }
 
 TEST_CASE("catalog: files of every released format version keep loading, and mirror to their committed JSON") {
+  // fixtures/catalogs/format-MAJOR.MINOR/ (SPEC.md §8): every file there is a
+  // catalog or its mirror, in pairs; each catalog passes the runtime loader
+  // (mmap + verify + view, what an embedder does) and the tool-side reader,
+  // and its mirror is the committed JSON. Files of format 1.0, which this
+  // writer produces, also come back byte for byte from their mirror.
   namespace fs = std::filesystem;
-  std::size_t files = 0;
-  for (const auto& version : fs::directory_iterator(vp::test::fixture("catalogs")))
+  std::size_t versions = 0, files = 0;
+  for (const auto& version : fs::directory_iterator(vp::test::fixture("catalogs"))) {
+    const std::string dir = version.path().filename().string();
+    if (!version.is_directory() || dir.rfind("format-", 0) != 0) continue;
+    ++versions;
+    std::size_t here = 0;
     for (const auto& e : fs::directory_iterator(version.path())) {
-      if (version.path().filename().string().rfind("format-", 0) != 0 || e.path().extension() != ".vpcat") continue;
-      CAPTURE(e.path().string());
-      const Catalog c = read_catalog_file(e.path().string());
-      CHECK(dump_json(c) == vp::test::read_text(fs::path(e.path()).replace_extension(".json").string()));
+      const fs::path path = e.path();
+      CAPTURE(path.string());
+      REQUIRE((path.extension() == ".vpcat" || path.extension() == ".json"));
+      const fs::path partner = fs::path(path).replace_extension(path.extension() == ".vpcat" ? ".json" : ".vpcat");
+      CHECK_MESSAGE(fs::exists(partner), "no " << partner.string() << " beside it");
+      if (path.extension() != ".vpcat") continue;
+
+      vpcat::MappedFile mapped;
+      const vpcat::Status opened = vpcat::MappedFile::open(path.string().c_str(), &mapped);
+      REQUIRE_MESSAGE(opened.ok(), opened.message());
+      vpcat::CatalogView view;
+      const vpcat::Status verified = vpcat::CatalogView::open(mapped.data(), mapped.size(), &view);
+      REQUIRE_MESSAGE(verified.ok(), verified.message());
+      CHECK(view.node_type_count() >= 1);
+      CHECK(view.gpu_count() >= 1);
+
+      const Catalog c = read_catalog_file(path.string());
+      const std::string mirror = vp::test::read_text(fs::path(path).replace_extension(".json").string());
+      CHECK(dump_json(c) == mirror);
+      if (dir == "format-1.0")
+        CHECK(write_catalog(parse_json_catalog(mirror, "mirror.json")) == vp::test::read_binary(path.string()));
+      ++here;
       ++files;
     }
+    CHECK_MESSAGE(here >= 1, dir << " holds no catalog");
+  }
+  CHECK(versions >= 1);
   CHECK(files >= 1);
 }

@@ -12,24 +12,29 @@ namespace vp::catalog {
 
 namespace {
 
-// Collects lines under a prefix, listing at most `max` per topic.
+// Collects lines under a prefix, listing at most `max` per topic, and
+// counts every difference by area.
 class Lines {
  public:
-  Lines(std::vector<std::string>& out, std::size_t max) : out_(out), max_(max) {}
+  Lines(DiffReport& report, std::size_t max) : report_(report), max_(max) {}
 
-  void add(const std::string& topic, const std::string& line) {
+  void add(DiffArea area, const std::string& topic, const std::string& line) {
+    ++report_.differences;
+    ++report_.counts[static_cast<std::size_t>(area)];
     std::size_t& n = counts_[topic];
-    if (n++ < max_) out_.push_back(line);
+    if (n++ < max_) report_.lines.push_back(line);
   }
+  // The last difference added also touches `area`.
+  void also(DiffArea area) { ++report_.counts[static_cast<std::size_t>(area)]; }
   // Close a topic: report how many were not listed.
   void close(const std::string& topic, const std::string& prefix) {
     auto it = counts_.find(topic);
     if (it != counts_.end() && it->second > max_)
-      out_.push_back(fmt::format("{}... and {} more", prefix, it->second - max_));
+      report_.lines.push_back(fmt::format("{}... and {} more", prefix, it->second - max_));
   }
 
  private:
-  std::vector<std::string>& out_;
+  DiffReport& report_;
   std::size_t max_;
   std::map<std::string, std::size_t> counts_;
 };
@@ -45,9 +50,14 @@ std::string show(const T& v) {
 }
 
 template <typename T>
-void field(Lines& out, const std::string& topic, const std::string& prefix, const char* name, const T& a, const T& b) {
-  if (!(a == b)) out.add(topic, fmt::format("{}{} {} -> {}", prefix, name, show(a), show(b)));
+void field(Lines& out, DiffArea area, const std::string& topic, const std::string& prefix, const char* name, const T& a,
+           const T& b) {
+  if (!(a == b)) out.add(area, topic, fmt::format("{}{} {} -> {}", prefix, name, show(a), show(b)));
 }
+
+// Short names for the areas of every difference below.
+constexpr DiffArea kTopology = DiffArea::topology, kOrbits = DiffArea::orbits, kChannels = DiffArea::channels,
+                   kOptions = DiffArea::options;
 
 std::string component_label(const NodeType& t, std::uint32_t id) {
   if (id < t.components.size()) return t.components[id].name;
@@ -64,22 +74,22 @@ std::string pattern_text(const LocalPattern& p) {
 void diff_components(Lines& out, const std::string& p, const NodeType& a, const NodeType& b) {
   const std::string topic = p + "components";
   if (a.components.size() != b.components.size())
-    out.add(topic, fmt::format("{}{} components -> {}", p, a.components.size(), b.components.size()));
+    out.add(kTopology, topic, fmt::format("{}{} components -> {}", p, a.components.size(), b.components.size()));
   for (std::size_t i = 0; i < std::min(a.components.size(), b.components.size()); ++i) {
     const Component &x = a.components[i], &y = b.components[i];
     const std::string q = fmt::format("{}component {} ({}): ", p, i, x.name);
-    field(out, topic, q, "kind", x.kind, y.kind);
-    field(out, topic, q, "name", x.name, y.name);
-    field(out, topic, q, "parent", x.parent, y.parent);
-    field(out, topic, q, "local_index", x.local_index, y.local_index);
-    field(out, topic, q, "model", x.model, y.model);
-    field(out, topic, q, "pci_bus_id", x.pci_bus_id, y.pci_bus_id);
-    field(out, topic, q, "device_name", x.device_name, y.device_name);
-    field(out, topic, q, "forward_gbps", x.forward_gbps, y.forward_gbps);
-    field(out, topic, q, "nic_gbps", x.nic_gbps, y.nic_gbps);
-    field(out, topic, q, "gpudirect", x.gpudirect, y.gpudirect);
+    field(out, kTopology, topic, q, "kind", x.kind, y.kind);
+    field(out, kTopology, topic, q, "name", x.name, y.name);
+    field(out, kTopology, topic, q, "parent", x.parent, y.parent);
+    field(out, kTopology, topic, q, "local_index", x.local_index, y.local_index);
+    field(out, kTopology, topic, q, "model", x.model, y.model);
+    field(out, kTopology, topic, q, "pci_bus_id", x.pci_bus_id, y.pci_bus_id);
+    field(out, kTopology, topic, q, "device_name", x.device_name, y.device_name);
+    field(out, kTopology, topic, q, "forward_gbps", x.forward_gbps, y.forward_gbps);
+    field(out, kTopology, topic, q, "nic_gbps", x.nic_gbps, y.nic_gbps);
+    field(out, kTopology, topic, q, "gpudirect", x.gpudirect, y.gpudirect);
     if (i < a.component_orbit.size() && i < b.component_orbit.size())
-      field(out, topic, q, "orbit", a.component_orbit[i], b.component_orbit[i]);
+      field(out, kOrbits, topic, q, "orbit", a.component_orbit[i], b.component_orbit[i]);
   }
   out.close(topic, p);
 }
@@ -94,22 +104,24 @@ void diff_links(Lines& out, const std::string& p, const NodeType& a, const NodeT
   };
   const auto ia = index(a), ib = index(b);
   for (const auto& [key, i] : ia) {
-    const std::string q = fmt::format("{}link {} -> {}: ", p, component_label(a, key.first), component_label(a, key.second));
+    const std::string q =
+        fmt::format("{}link {} -> {}: ", p, component_label(a, key.first), component_label(a, key.second));
     auto it = ib.find(key);
     if (it == ib.end()) {
-      out.add(topic, q + "only in A");
+      out.add(kTopology, topic, q + "only in A");
       continue;
     }
     const Link &x = a.links[i], &y = b.links[it->second];
-    field(out, topic, q, "kind", x.kind, y.kind);
-    field(out, topic, q, "capacity_gbps", x.capacity_gbps, y.capacity_gbps);
+    field(out, kTopology, topic, q, "kind", x.kind, y.kind);
+    field(out, kTopology, topic, q, "capacity_gbps", x.capacity_gbps, y.capacity_gbps);
     if (i < a.link_orbit.size() && it->second < b.link_orbit.size())
-      field(out, topic, q, "orbit", a.link_orbit[i], b.link_orbit[it->second]);
+      field(out, kOrbits, topic, q, "orbit", a.link_orbit[i], b.link_orbit[it->second]);
   }
   for (const auto& [key, i] : ib)
     if (!ia.count(key))
-      out.add(topic, fmt::format("{}link {} -> {}: only in B", p, component_label(b, key.first),
-                                 component_label(b, key.second)));
+      out.add(
+          kTopology, topic,
+          fmt::format("{}link {} -> {}: only in B", p, component_label(b, key.first), component_label(b, key.second)));
   out.close(topic, p);
 }
 
@@ -119,54 +131,59 @@ void diff_routes(Lines& out, const std::string& p, const NodeType& a, const Node
   for (const Route& r : a.routes) ra.emplace(std::make_pair(r.from, r.to), &r);
   for (const Route& r : b.routes) rb.emplace(std::make_pair(r.from, r.to), &r);
   for (const auto& [key, r] : ra) {
-    const std::string q = fmt::format("{}route {} -> {}: ", p, component_label(a, key.first), component_label(a, key.second));
+    const std::string q =
+        fmt::format("{}route {} -> {}: ", p, component_label(a, key.first), component_label(a, key.second));
     auto it = rb.find(key);
     if (it == rb.end()) {
-      out.add(topic, q + "only in A");
+      out.add(kTopology, topic, q + "only in A");
       continue;
     }
-    field(out, topic, q, "solo_gbps", r->solo_gbps, it->second->solo_gbps);
+    field(out, kTopology, topic, q, "solo_gbps", r->solo_gbps, it->second->solo_gbps);
     if (r->links != it->second->links)
-      out.add(topic, fmt::format("{}links [{}] -> [{}]", q, fmt::join(r->links, " "), fmt::join(it->second->links, " ")));
+      out.add(kTopology, topic,
+              fmt::format("{}links [{}] -> [{}]", q, fmt::join(r->links, " "), fmt::join(it->second->links, " ")));
     if (r->forwarders != it->second->forwarders)
-      out.add(topic, fmt::format("{}forwarders [{}] -> [{}]", q, fmt::join(r->forwarders, " "),
-                                 fmt::join(it->second->forwarders, " ")));
+      out.add(kTopology, topic,
+              fmt::format("{}forwarders [{}] -> [{}]", q, fmt::join(r->forwarders, " "),
+                          fmt::join(it->second->forwarders, " ")));
   }
   for (const auto& [key, r] : rb)
     if (!ra.count(key))
-      out.add(topic, fmt::format("{}route {} -> {}: only in B", p, component_label(b, key.first),
-                                 component_label(b, key.second)));
+      out.add(
+          kTopology, topic,
+          fmt::format("{}route {} -> {}: only in B", p, component_label(b, key.first), component_label(b, key.second)));
   out.close(topic, p);
 }
 
 void diff_symmetry(Lines& out, const std::string& p, const NodeType& a, const NodeType& b) {
   const std::string topic = p + "symmetry";
-  field(out, topic, p, "group order", a.group_order, b.group_order);
+  field(out, kOrbits, topic, p, "group order", a.group_order, b.group_order);
   std::set<std::string> ga, gb;
   for (const auto& g : a.generators) ga.insert(cycles_text(g));
   for (const auto& g : b.generators) gb.insert(cycles_text(g));
   for (const std::string& g : ga)
-    if (!gb.count(g)) out.add(topic, fmt::format("{}generator {}: only in A", p, g));
+    if (!gb.count(g)) out.add(kOrbits, topic, fmt::format("{}generator {}: only in A", p, g));
   for (const std::string& g : gb)
-    if (!ga.count(g)) out.add(topic, fmt::format("{}generator {}: only in B", p, g));
+    if (!ga.count(g)) out.add(kOrbits, topic, fmt::format("{}generator {}: only in B", p, g));
   out.close(topic, p);
 }
 
 void diff_patterns(Lines& out, const std::string& p, const NodeType& a, const NodeType& b) {
   const std::string topic = p + "patterns";
-  field(out, topic, p, "patterns represented", a.patterns_represented, b.patterns_represented);
+  field(out, kChannels, topic, p, "patterns represented", a.patterns_represented, b.patterns_represented);
   if (a.patterns.size() != b.patterns.size())
-    out.add(topic, fmt::format("{}{} pattern orbits -> {}", p, a.patterns.size(), b.patterns.size()));
+    out.add(kChannels, topic, fmt::format("{}{} pattern orbits -> {}", p, a.patterns.size(), b.patterns.size()));
   std::map<std::string, std::uint64_t> pa, pb;
   for (const LocalPattern& x : a.patterns) pa.emplace(pattern_text(x), x.orbit_size);
   for (const LocalPattern& x : b.patterns) pb.emplace(pattern_text(x), x.orbit_size);
   for (const auto& [text, size] : pa) {
     auto it = pb.find(text);
-    if (it == pb.end()) out.add(topic, fmt::format("{}pattern {}: only in A (orbit of {})", p, text, size));
-    else if (it->second != size) out.add(topic, fmt::format("{}pattern {}: orbit size {} -> {}", p, text, size, it->second));
+    if (it == pb.end()) out.add(kChannels, topic, fmt::format("{}pattern {}: only in A (orbit of {})", p, text, size));
+    else if (it->second != size)
+      out.add(kChannels, topic, fmt::format("{}pattern {}: orbit size {} -> {}", p, text, size, it->second));
   }
   for (const auto& [text, size] : pb)
-    if (!pa.count(text)) out.add(topic, fmt::format("{}pattern {}: only in B (orbit of {})", p, text, size));
+    if (!pa.count(text)) out.add(kChannels, topic, fmt::format("{}pattern {}: only in B (orbit of {})", p, text, size));
   out.close(topic, p);
 }
 
@@ -179,7 +196,9 @@ void diff_node_types(Lines& out, const Catalog& a, const Catalog& b) {
     seen.insert(t.name);
     auto it = tb.find(t.name);
     if (it == tb.end()) {
-      out.add("node types", p + "only in A");
+      out.add(kTopology, "node types", p + "only in A");
+      out.also(kOrbits);
+      out.also(kChannels);
       continue;
     }
     diff_components(out, p, t, *it->second);
@@ -189,7 +208,11 @@ void diff_node_types(Lines& out, const Catalog& a, const Catalog& b) {
     diff_patterns(out, p, t, *it->second);
   }
   for (const NodeType& t : b.node_types)
-    if (!seen.count(t.name)) out.add("node types", fmt::format("node type \"{}\": only in B", t.name));
+    if (!seen.count(t.name)) {
+      out.add(kTopology, "node types", fmt::format("node type \"{}\": only in B", t.name));
+      out.also(kOrbits);
+      out.also(kChannels);
+    }
   out.close("node types", "");
 }
 
@@ -200,26 +223,27 @@ std::string type_name(const Catalog& c, std::uint32_t i) {
 void diff_cluster(Lines& out, const Catalog& a, const Catalog& b) {
   const std::string topic = "cluster";
   if (a.node_groups.size() != b.node_groups.size())
-    out.add(topic, fmt::format("{} node groups -> {}", a.node_groups.size(), b.node_groups.size()));
+    out.add(kTopology, topic, fmt::format("{} node groups -> {}", a.node_groups.size(), b.node_groups.size()));
   for (std::size_t i = 0; i < std::min(a.node_groups.size(), b.node_groups.size()); ++i) {
     const NodeGroup &x = a.node_groups[i], &y = b.node_groups[i];
     const std::string q = fmt::format("node group {}: ", i);
-    field(out, topic, q, "node type", type_name(a, x.node_type), type_name(b, y.node_type));
-    field(out, topic, q, "count", x.count, y.count);
-    field(out, topic, q, "names", x.names, y.names);
+    field(out, kTopology, topic, q, "node type", type_name(a, x.node_type), type_name(b, y.node_type));
+    field(out, kTopology, topic, q, "count", x.count, y.count);
+    field(out, kTopology, topic, q, "names", x.names, y.names);
   }
   const Fabric &f = a.fabric, &g = b.fabric;
-  field(out, topic, "fabric: ", "kind", f.kind, g.kind);
-  field(out, topic, "fabric: ", "leaf_size", f.leaf_size, g.leaf_size);
-  field(out, topic, "fabric: ", "oversubscription", f.oversubscription, g.oversubscription);
-  field(out, topic, "fabric: ", "switches", f.switches, g.switches);
-  field(out, topic, "fabric: ", "spine", f.spine, g.spine);
+  field(out, kTopology, topic, "fabric: ", "kind", f.kind, g.kind);
+  field(out, kTopology, topic, "fabric: ", "leaf_size", f.leaf_size, g.leaf_size);
+  field(out, kTopology, topic, "fabric: ", "oversubscription", f.oversubscription, g.oversubscription);
+  field(out, kTopology, topic, "fabric: ", "switches", f.switches, g.switches);
+  field(out, kTopology, topic, "fabric: ", "spine", f.spine, g.spine);
   if (f.spine_uplink_gbps != g.spine_uplink_gbps)
-    out.add(topic, fmt::format("fabric: spine_uplink_gbps [{}] -> [{}]", fmt::join(f.spine_uplink_gbps, " "),
-                               fmt::join(g.spine_uplink_gbps, " ")));
-  field(out, topic, "fabric: ", "group_description", f.group_description, g.group_description);
-  field(out, topic, "fabric: ", "group order", f.group_order, g.group_order);
-  field(out, topic, "", "cluster group order", a.cluster_group_order, b.cluster_group_order);
+    out.add(kTopology, topic,
+            fmt::format("fabric: spine_uplink_gbps [{}] -> [{}]", fmt::join(f.spine_uplink_gbps, " "),
+                        fmt::join(g.spine_uplink_gbps, " ")));
+  field(out, kOrbits, topic, "fabric: ", "group_description", f.group_description, g.group_description);
+  field(out, kOrbits, topic, "fabric: ", "group order", f.group_order, g.group_order);
+  field(out, kOrbits, topic, "", "cluster group order", a.cluster_group_order, b.cluster_group_order);
   out.close(topic, "");
 }
 
@@ -227,28 +251,63 @@ void diff_tail(Lines& out, const Catalog& a, const Catalog& b, const DiffOptions
   std::map<std::string, double> da(a.defaults.begin(), a.defaults.end()), db(b.defaults.begin(), b.defaults.end());
   for (const auto& [key, v] : da) {
     auto it = db.find(key);
-    if (it == db.end()) out.add("defaults", fmt::format("default {}: only in A", key));
-    else field(out, "defaults", "default " + key + ": ", "value", v, it->second);
+    if (it == db.end()) out.add(kTopology, "defaults", fmt::format("default {}: only in A", key));
+    else field(out, kTopology, "defaults", "default " + key + ": ", "value", v, it->second);
   }
   for (const auto& [key, v] : db)
-    if (!da.count(key)) out.add("defaults", fmt::format("default {}: only in B", key));
+    if (!da.count(key)) out.add(kTopology, "defaults", fmt::format("default {}: only in B", key));
   out.close("defaults", "");
   const Provenance &p = a.provenance, &q = b.provenance;
-  field(out, "provenance", "provenance: ", "tool", p.tool, q.tool);
-  if (!o.ignore_tool_version) field(out, "provenance", "provenance: ", "tool_version", p.tool_version, q.tool_version);
-  field(out, "provenance", "provenance: ", "input_digest", p.input_digest, q.input_digest);
-  field(out, "provenance", "provenance: ", "options", p.options, q.options);
+  field(out, kOptions, "provenance", "provenance: ", "tool", p.tool, q.tool);
+  if (!o.ignore_tool_version)
+    field(out, kOptions, "provenance", "provenance: ", "tool_version", p.tool_version, q.tool_version);
+  field(out, kTopology, "provenance", "provenance: ", "input_digest", p.input_digest, q.input_digest);
+  field(out, kOptions, "provenance", "provenance: ", "options", p.options, q.options);
 }
 
 }  // namespace
 
-std::vector<std::string> diff_catalogs(const Catalog& a, const Catalog& b, const DiffOptions& options) {
-  std::vector<std::string> lines;
-  Lines out(lines, options.max_items);
+const char* to_string(DiffArea area) {
+  switch (area) {
+    case DiffArea::topology:
+      return "topology";
+    case DiffArea::orbits:
+      return "orbits";
+    case DiffArea::channels:
+      return "channels";
+    case DiffArea::options:
+      return "options";
+  }
+  return "?";
+}
+
+std::size_t DiffReport::area_count() const {
+  std::size_t n = 0;
+  for (std::size_t c : counts) n += c != 0;
+  return n;
+}
+
+std::string DiffReport::areas_text() const {
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < kDiffAreaCount; ++i)
+    if (counts[i] != 0) names.push_back(fmt::format("the {}", to_string(static_cast<DiffArea>(i))));
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return text;
+}
+
+DiffReport diff_report(const Catalog& a, const Catalog& b, const DiffOptions& options) {
+  DiffReport report;
+  Lines out(report, options.max_items);
   diff_node_types(out, a, b);
   diff_cluster(out, a, b);
   diff_tail(out, a, b, options);
-  return lines;
+  return report;
+}
+
+std::vector<std::string> diff_catalogs(const Catalog& a, const Catalog& b, const DiffOptions& options) {
+  return diff_report(a, b, options).lines;
 }
 
 }  // namespace vp::catalog

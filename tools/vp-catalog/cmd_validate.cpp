@@ -29,13 +29,7 @@ int run(const ValidateOptions& o) {
       throw catalog::CatalogError(e.kind(), o.file + ": " + e.what(), e.code());
     }
   }
-  if (!o.against.empty()) {
-#ifdef VP_CATALOG_REBUILD
-    return validate_against(o.file, l.catalog, o.against, o.cluster);
-#else
-    throw UsageError("--against needs the analyzer; this vp-catalog was built without it (-DVP_CATALOG_REBUILD=OFF)");
-#endif
-  }
+  if (!o.against.empty()) return validate_against(o.file, l.catalog, o.against, o.cluster);
   std::uint64_t gpus = 0, nodes = 0;
   for (const catalog::NodeGroup& g : l.catalog.node_groups) {
     nodes += g.count;

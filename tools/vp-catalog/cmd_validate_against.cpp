@@ -1,10 +1,12 @@
 // `validate --against`: the catalog must equal what the analyzer produces
-// today for the same input and options (the tool version aside). Built only
-// with -DVP_CATALOG_REBUILD=ON (the analyzer implements rebuild_catalog).
+// today for the same input and the options the catalog records (the tool
+// version aside). One message says what differs (the topology, the orbits,
+// the channels, the options) and names the files, then the differences.
 #include <fmt/format.h>
 
 #include "commands.hpp"
 #include "vp/catalog/diff.hpp"
+#include "vp/catalog/errors.hpp"
 #include "vp/catalog/rebuild.hpp"
 #include "vp/topology/errors.hpp"
 
@@ -12,17 +14,37 @@ namespace vp::catalog_cli {
 
 int validate_against(const std::string& file, const catalog::Catalog& c, const std::string& topology,
                      const std::string& cluster) {
-  const catalog::Catalog fresh = catalog::rebuild_catalog(topology, cluster, c.provenance.options);
+  catalog::Catalog fresh;
+  try {
+    fresh = catalog::rebuild_catalog(topology, cluster, c.provenance.options);
+  } catch (const catalog::RecordedOptionsError& e) {
+    throw catalog::CatalogError(catalog::CatalogError::Kind::invalid,
+                                fmt::format("{}: cannot replay the analysis: {}", file, e.what()));
+  }
+  const std::string source = cluster.empty() ? topology : fmt::format("{} with --cluster {}", topology, cluster);
   catalog::DiffOptions options;
   options.ignore_tool_version = true;
-  const std::vector<std::string> lines = catalog::diff_catalogs(c, fresh, options);
-  if (lines.empty()) {
-    fmt::print("{}: valid catalog, matches {}\n", file, topology);
+  const catalog::DiffReport report = catalog::diff_report(c, fresh, options);
+  if (report.empty()) {
+    fmt::print("{}: valid catalog, matches the analysis of {} (options {})\n", file, source, c.provenance.options);
     return 0;
   }
-  fmt::print(stderr, "vp-catalog: error: {}: does not match a fresh analysis of {} (A: the file, B: the analysis):\n",
-             file, topology);
-  for (const std::string& line : lines) fmt::print(stderr, "  {}\n", line);
+  // "the topology differs", "the orbits differ", "the topology and the channels differ"
+  const bool singular =
+      report.area_count() == 1 && report.counts[static_cast<std::size_t>(catalog::DiffArea::topology)];
+  const char* verb = singular ? "differs" : "differ";
+  fmt::print(stderr,
+             "vp-catalog: error: {}: does not match the analysis of {} (options {}): {} {} ({} difference{}; A: {}, "
+             "B: the analysis)\n",
+             file, source, c.provenance.options, report.areas_text(), verb, report.total(),
+             report.total() == 1 ? "" : "s", file);
+  for (const std::string& line : report.lines) fmt::print(stderr, "  {}\n", line);
+  std::uint64_t nodes = 0;
+  for (const catalog::NodeGroup& g : c.node_groups) nodes += g.count;
+  if (cluster.empty() && nodes > 1 && c.provenance.options.find("nodes=") == std::string::npos)
+    fmt::print(stderr,
+               "  (the catalog has {} nodes and records no --nodes shortcut: give its cluster with --cluster)\n",
+               nodes);
   return static_cast<int>(ExitCode::invalid);
 }
 

@@ -22,8 +22,11 @@ Runner setup_convert(CLI::App& app);
 Runner setup_dump(CLI::App& app);
 
 // `validate --against`: re-run the analysis of `topology` (and `cluster`)
-// with the catalog's recorded options and compare. Defined in
-// cmd_validate_against.cpp, built only with -DVP_CATALOG_REBUILD=ON.
+// with the catalog's recorded options and compare. Returns 0 when they
+// match; prints one message and returns 3 when they differ; throws
+// CatalogError (invalid) for options the analyzer cannot replay and
+// vp::InputError for an unreadable topology or cluster file (exit 2).
+// Defined in cmd_validate_against.cpp.
 int validate_against(const std::string& file, const catalog::Catalog& c, const std::string& topology,
                      const std::string& cluster);
 

@@ -22,4 +22,31 @@ struct DiffOptions {
 // "node type \"x\": component 5 (gpu0): pci_bus_id \"a\" -> \"b\"".
 std::vector<std::string> diff_catalogs(const Catalog& a, const Catalog& b, const DiffOptions& options = {});
 
+// What a difference is about, for a one-line verdict ("the topology and the
+// channels differ"):
+//  * topology: node types, components and links (but their orbits), routes,
+//    node groups, the fabric, the capacity default table, the input digest;
+//  * orbits: the symmetry: group orders, generators, component and link
+//    orbits, the fabric's group;
+//  * channels: the local pattern orbit representatives and their counts;
+//  * options: the provenance's tool and recorded analysis options.
+enum class DiffArea { topology, orbits, channels, options };
+inline constexpr std::size_t kDiffAreaCount = 4;
+const char* to_string(DiffArea area);
+
+// A node type present in only one catalog is one difference that touches
+// the topology, the orbits and the channels.
+struct DiffReport {
+  std::vector<std::string> lines;           // as diff_catalogs (at most max_items per topic, then "... and N more")
+  std::size_t differences = 0;              // every difference, listed or not
+  std::size_t counts[kDiffAreaCount] = {};  // the differences touching each area
+  bool empty() const { return differences == 0; }
+  std::size_t total() const { return differences; }
+  // "the topology and the orbits", in the enum's order; empty when equal.
+  std::string areas_text() const;
+  std::size_t area_count() const;
+};
+
+DiffReport diff_report(const Catalog& a, const Catalog& b, const DiffOptions& options = {});
+
 }  // namespace vp::catalog

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Bounded libFuzzer run of every fuzz target of tests/fuzz/ (clang, with
+# AddressSanitizer and UndefinedBehaviorSanitizer), seeded from the committed
+# corpus. The last phase of scripts/test.sh; also the way to fuzz longer.
+#
+#   scripts/fuzz.sh [--seconds N] [--build-dir DIR] [--max-len BYTES] [TARGET...]
+#
+#   TARGET       verify (vp_verify_fuzz: the verifier and every accessor of the
+#                view) and plan (vp_plan_fuzz: the planner on every catalog the
+#                verifier accepts); default: both, one after the other
+#   --seconds N  libFuzzer's -max_total_time per target (default $VP_FUZZ_SECONDS or 60)
+#   --build-dir  the `fuzz` preset's build folder (default $VP_FUZZ_BUILD_DIR or build-fuzz);
+#                configured with the preset and only the fuzz targets built
+#   --max-len    largest input libFuzzer makes (default 16384; the seeds are below 7 KB)
+#   VP_FUZZ_FLAGS  more libFuzzer flags, after ours (e.g. "-fork=4", "-dict=FILE")
+#
+# Inputs that add coverage go to DIR/fuzz-corpus/TARGET/, never into the
+# committed corpus (tests/fuzz/corpus/, read-only here; tests/fuzz/README.md
+# says how to merge them). A crash, a sanitizer report, a leak, a timeout or
+# an out-of-memory fails the script: the reproducer is kept in
+# DIR/fuzz-artifacts/TARGET/ (or $VP_FUZZ_ARTIFACTS/TARGET/) and the command
+# that replays it is printed. Longer sessions, e.g. an hour per target on 4 cores:
+#
+#   scripts/fuzz.sh --seconds 3600 verify      # or: VP_FUZZ_SECONDS=3600 scripts/fuzz.sh
+#   build-fuzz/tests/vp_verify_fuzz -fork=4 -max_total_time=3600 build-fuzz/fuzz-corpus/verify tests/fuzz/corpus
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+
+seconds="${VP_FUZZ_SECONDS:-60}"
+build="${VP_FUZZ_BUILD_DIR:-build-fuzz}"
+max_len=16384
+targets=()
+while (($#)); do
+  case "$1" in
+    --seconds) seconds="$2"; shift ;;
+    --build-dir) build="$2"; shift ;;
+    --max-len) max_len="$2"; shift ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    verify|plan) targets+=("$1") ;;
+    *) echo "fuzz: unknown argument $1 (see --help)" >&2; exit 1 ;;
+  esac
+  shift
+done
+((${#targets[@]})) || targets=(verify plan)
+[[ "$seconds" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: --seconds $seconds: expected a positive integer" >&2; exit 1; }
+command -v clang++ >/dev/null || { echo "fuzz: clang++ not found (scripts/install-deps.sh installs clang)" >&2; exit 1; }
+artifacts="${VP_FUZZ_ARTIFACTS:-$root/$build/fuzz-artifacts}"
+[[ "$artifacts" = /* ]] || artifacts="$root/$artifacts"
+
+log() { printf 'fuzz: %s\n' "$*"; }
+
+log "configure and build the fuzz targets (preset fuzz, $build/)"
+cmake --preset fuzz -B "$build" >"$root/$build.configure.log" 2>&1 || {
+  cat "$root/$build.configure.log" >&2
+  exit 1
+}
+rm -f "$root/$build.configure.log"
+binaries=()
+for t in "${targets[@]}"; do binaries+=("vp_${t}_fuzz"); done
+cmake --build "$build" --target "${binaries[@]}"
+
+failed=0
+for t in "${targets[@]}"; do
+  bin="$build/tests/vp_${t}_fuzz"
+  corpus="$build/fuzz-corpus/$t"
+  crashes="$artifacts/$t"
+  mkdir -p "$corpus" "$crashes"
+  seeds=(tests/fuzz/corpus)
+  [[ "$t" == plan ]] && seeds+=(fixtures/catalogs/format-1.0)
+  before=$(find "$corpus" -type f | wc -l)
+  log "$t: ${seconds} s of $bin on $corpus + ${seeds[*]} (reproducers: $crashes/)"
+  start=$(date +%s)
+  touch "$build/fuzz-$t.start"
+  set +e
+  "$bin" -max_total_time="$seconds" -max_len="$max_len" -timeout=30 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$crashes/" ${VP_FUZZ_FLAGS:-} "$corpus" "${seeds[@]}" >"$build/fuzz-$t.log" 2>&1
+  rc=$?
+  set -e
+  elapsed=$(($(date +%s) - start))
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$build/fuzz-$t.log" | tail -n1)
+  cov=$(grep -Eo 'cov: [0-9]+ ft: [0-9]+' "$build/fuzz-$t.log" | tail -n1 || true)
+  after=$(find "$corpus" -type f | wc -l)
+  if ((rc != 0)); then
+    failed=1
+    echo "fuzz: $t: FAILED after ${elapsed} s (libFuzzer exit $rc); the end of $build/fuzz-$t.log:" >&2
+    tail -n 60 "$build/fuzz-$t.log" >&2
+    find "$crashes" -type f -newer "$build/fuzz-$t.start" | while read -r f; do
+      echo "fuzz: $t: reproducer $f ($(stat -c %s "$f") bytes); replay: $bin $f" >&2
+    done
+    echo "fuzz: $t: once fixed, add the reproducer to tests/fuzz/corpus/ so the ctest replay keeps testing it" >&2
+  else
+    log "$t: clean: ${elapsed} s, ${runs:-?} inputs run, ${cov:-cov ?}, $((after - before)) new corpus inputs ($after in $corpus)"
+  fi
+done
+exit "$failed"
