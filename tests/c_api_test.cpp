@@ -2,11 +2,10 @@
 // answers, same codes, same messages), and with bad inputs: NULL pointers,
 // indexes out of range, short buffers, corrupt catalogs, bad demands and
 // options each get their status, never a crash. This binary replaces the
-// global operator new with a counting one to check that planning again
+// global operator new with a counting one (counting_new.cpp) to check that planning again
 // through the C API allocates nothing.
 #include <doctest/doctest.h>
 
-#include <atomic>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
@@ -22,41 +21,12 @@
 #include <string>
 #include <vector>
 
+#include "counting_new.hpp"
 #include "vpcat.h"
 #include "vpcat/mapped_file.hpp"
 #include "vpcat/planner.hpp"
 
 extern "C" int vpcat_c_api_test_from_c(const char* path, char* out, size_t out_size);
-
-// ---- counting allocator --------------------------------------------------------------------------
-// The replaced operator delete frees what the replaced operator new
-// malloc()ed; GCC's -Wmismatched-new-delete cannot see the pairing.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-namespace {
-std::atomic<long> g_allocations{0};
-void* counted(std::size_t size) noexcept {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  return std::malloc(size == 0 ? 1 : size);
-}
-}  // namespace
-void* operator new(std::size_t size) {
-  if (void* p = counted(size)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t size) {
-  if (void* p = counted(size)) return p;
-  throw std::bad_alloc();
-}
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return counted(size); }
-void* operator new[](std::size_t size, const std::nothrow_t&) noexcept { return counted(size); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
 namespace fs = std::filesystem;
 
@@ -1135,7 +1105,7 @@ TEST_CASE("planning again through the C API allocates nothing") {
   // The first calls size the scratch, the plan and the entry copy.
   REQUIRE(vpcat_planner_plan_dense_u64(c.planner, skewed.data(), n, nullptr, c.plan, &err) == VPCAT_OK);
   REQUIRE(vpcat_planner_plan_sparse(c.planner, entries.data(), entries.size(), n, nullptr, c.plan, &err) == VPCAT_OK);
-  const long before = g_allocations.load();
+  const long before = vp::test::allocation_count();
   for (int round = 0; round < 3; ++round) {
     REQUIRE(vpcat_planner_plan_dense_u64(c.planner, uniform.data(), n, nullptr, c.plan, &err) == VPCAT_OK);
     REQUIRE(vpcat_planner_plan_dense_u64(c.planner, skewed.data(), n, nullptr, c.plan, &err) == VPCAT_OK);
@@ -1143,7 +1113,7 @@ TEST_CASE("planning again through the C API allocates nothing") {
             VPCAT_OK);
     CHECK(vpcat_planner_plan_dense_u64(c.planner, uniform.data(), 3, nullptr, c.plan, &err) == VPCAT_E_DEMAND_SIZE);
   }
-  CHECK(g_allocations.load() - before == 0);
+  CHECK(vp::test::allocation_count() - before == 0);
 }
 
 TEST_CASE("from C: strict C99 with the options and sparse demand of a C stack") {

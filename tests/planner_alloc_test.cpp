@@ -1,41 +1,12 @@
 // Planner reuse allocates nothing: this binary replaces the global operator
 // new (every form, the planner's ::operator new(size, nothrow) included) with
-// a counting one, and checks that once a Planner and a Plan have served a
+// a counting one (counting_new.cpp), and checks that once a Planner and a Plan have served a
 // demand, planning the same demand again, or any demand that needs no more
 // room, makes no allocation at all.
 #include <doctest/doctest.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
-
+#include "counting_new.hpp"
 #include "planner_support.hpp"
-
-namespace {
-std::atomic<long> g_allocations{0};
-
-void* counted(std::size_t size) noexcept {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  return std::malloc(size == 0 ? 1 : size);
-}
-}  // namespace
-
-void* operator new(std::size_t size) {
-  if (void* p = counted(size)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t size) {
-  if (void* p = counted(size)) return p;
-  throw std::bad_alloc();
-}
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return counted(size); }
-void* operator new[](std::size_t size, const std::nothrow_t&) noexcept { return counted(size); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
 using namespace vp::plantest;
 
@@ -43,20 +14,20 @@ namespace {
 
 long allocations_during(vpcat::Planner& planner, const Matrix& d, std::uint32_t n, vpcat::Plan& plan,
                         vpcat::PlanStatus& status) {
-  const long before = g_allocations.load();
+  const long before = vp::test::allocation_count();
   status = planner.plan(vpcat::Demand::dense(d.data(), n), {}, plan);
-  return g_allocations.load() - before;
+  return vp::test::allocation_count() - before;
 }
 
 }  // namespace
 
 TEST_CASE("the operator new of this binary counts") {
-  const long before = g_allocations.load();
+  const long before = vp::test::allocation_count();
   void* volatile a = ::operator new(8);
   ::operator delete(a);
   void* volatile b = ::operator new(16, std::nothrow);
   ::operator delete(b);
-  CHECK(g_allocations.load() - before == 2);
+  CHECK(vp::test::allocation_count() - before == 2);
 }
 
 TEST_CASE("repeated plans allocate nothing") {
@@ -82,9 +53,9 @@ TEST_CASE("repeated plans allocate nothing") {
     // A failure allocates nothing either.
     Matrix bad = uni;
     bad.resize(4);
-    const long before = g_allocations.load();
+    const long before = vp::test::allocation_count();
     CHECK(!p.planner.plan(vpcat::Demand::dense(bad.data(), 2), {}, plan).ok());
-    CHECK(g_allocations.load() == before);
+    CHECK(vp::test::allocation_count() == before);
   }
 }
 

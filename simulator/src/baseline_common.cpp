@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <stdexcept>
+#include <tuple>
 
 namespace vp::sim::detail {
 
@@ -21,8 +22,28 @@ Servers::Servers(const Topology& t, const char* who)
   }
 }
 
+namespace {
+
+// nearest_nic() among the NICs with GPUDirect RDMA (a communication library
+// sends GPU buffers only through RDMA devices: NCCL's net plugins list no
+// other), or nearest_nic() when the node has none.
+ComponentId nearest_rdma_nic(const Topology& t, ComponentId gpu) {
+  const Component& g = t.components[gpu];
+  ComponentId best = kNone;
+  std::tuple<PathType, std::size_t, std::int32_t> best_key{};
+  for (ComponentId nic : t.nics) {
+    if (t.components[nic].node != g.node || !t.components[nic].gpudirect) continue;
+    const Route r = intra_node_route(t, gpu, nic);
+    const std::tuple<PathType, std::size_t, std::int32_t> key{r.type, r.links.size(), t.components[nic].local_index};
+    if (best == kNone || key < best_key) best = nic, best_key = key;
+  }
+  return best != kNone ? best : nearest_nic(t, gpu);
+}
+
+}  // namespace
+
 FlowMaker::FlowMaker(const Topology& t) : t_(t) {
-  for (ComponentId g : t.gpus) nic_.push_back(nearest_nic(t, g));
+  for (ComponentId g : t.gpus) nic_.push_back(nearest_rdma_nic(t, g));
 }
 
 const Route& FlowMaker::route(std::size_t src, std::size_t dst) {

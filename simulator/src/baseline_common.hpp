@@ -30,8 +30,10 @@ class Servers {
 };
 
 // Flows between global GPU indexes on default routes (default_route()'s
-// choice: the PCIe route inside a node, nearest NICs across nodes), each
-// route computed once per GPU pair.
+// choice: the PCIe route inside a node, nearest NICs across nodes -- the
+// nearest with GPUDirect RDMA when the node has one, as a communication
+// library uses only RDMA devices for GPU buffers), each route computed once
+// per GPU pair.
 class FlowMaker {
  public:
   explicit FlowMaker(const Topology& t);

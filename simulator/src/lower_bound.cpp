@@ -42,6 +42,27 @@ class CutFinder {
     consider(in_name, in_bytes - internal, in_gbps);
   }
 
+  // Bytes that must transit component x (a tree articulation point with a
+  // forwarding capacity): between GPUs in different branches around x (the
+  // subtree of each child, and everything outside x's subtree), unless both
+  // are outside.
+  void examine_forwarder(ComponentId x, const std::string& name) {
+    std::vector<int> branch(t_.gpus.size(), -1);
+    const std::vector<ComponentId>& kids = t_.children[x];
+    for (std::size_t k = 0; k < kids.size(); ++k) {
+      std::vector<ComponentId> below{kids[k]};
+      for (std::size_t i = 0; i < below.size(); ++i)
+        for (ComponentId c : t_.children[below[i]]) below.push_back(c);
+      for (ComponentId c : below)
+        if (gpu_[c] >= 0) branch[static_cast<std::size_t>(gpu_[c])] = static_cast<int>(k);
+    }
+    double bytes = 0.0;
+    for (std::size_t s = 0; s < d_.size(); ++s)
+      for (std::size_t d = 0; d < d_.size(); ++d)
+        if (s != d && branch[s] != branch[d]) bytes += d_.at(s, d);
+    consider(name, bytes, t_.components[x].forward->gbps);
+  }
+
   const Cut& best() const { return best_; }
 
  private:
@@ -93,6 +114,57 @@ std::vector<std::pair<ComponentId, std::vector<std::int32_t>>> leaf_groups(const
   return groups;
 }
 
+// Switches below the spine that some node reaches through other switches
+// too (rails): for each, the sets {switch} + in every node, the subtree of
+// the level-L ancestor of each of its NICs on that switch (L = 1: the NIC's
+// parent, usually its PCIe switch; up to the socket). Such a set's way out
+// is its subtrees' uplinks, the other NICs in them, and the switch's spine
+// uplink: the cut that makes a rail's spine link count. Sets repeated at a
+// higher level (the ancestor is already the root) are left out.
+struct RailGroup {
+  ComponentId sw;
+  std::string level;  // kind of the ancestors: "pcie_switch", "host_bridge", "cpu"
+  std::vector<ComponentId> members;
+};
+std::vector<RailGroup> rail_groups(const Topology& t) {
+  std::vector<RailGroup> out;
+  std::vector<std::vector<ComponentId>> switches_of(t.nodes.size());  // per node: switches its NICs reach
+  std::vector<std::vector<ComponentId>> nics_on(t.components.size());  // per switch: NICs on it
+  for (ComponentId nic : t.nics) {
+    for (LinkId l : t.out_links[nic]) {
+      ComponentId sw = t.links[l].dst;
+      if (t.components[sw].kind != ComponentKind::net_switch) continue;
+      auto& list = switches_of[static_cast<std::size_t>(t.components[nic].node)];
+      if (std::find(list.begin(), list.end(), sw) == list.end()) list.push_back(sw);
+      nics_on[sw].push_back(nic);
+    }
+  }
+  for (ComponentId sw : t.net_switches) {
+    if (nics_on[sw].empty()) continue;
+    bool shared = false;  // some node of it also reaches other switches
+    for (ComponentId nic : nics_on[sw])
+      shared |= switches_of[static_cast<std::size_t>(t.components[nic].node)].size() > 1;
+    if (!shared) continue;  // a leaf: leaf_groups() covers it
+    std::vector<ComponentId> tops(nics_on[sw]);
+    for (int level = 1;; ++level) {
+      bool moved = false;
+      for (ComponentId& x : tops)
+        if (t.components[x].parent != kNone) x = t.components[x].parent, moved = true;
+      if (!moved) break;
+      std::vector<ComponentId> roots(tops);
+      std::sort(roots.begin(), roots.end());
+      roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
+      RailGroup g{sw, std::string(to_string(t.components[roots.front()].kind)), {sw}};
+      for (ComponentId r : roots) {
+        std::vector<ComponentId> below = subtree(t, r);
+        g.members.insert(g.members.end(), below.begin(), below.end());
+      }
+      out.push_back(std::move(g));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 LowerBound lower_bound(const Topology& t, const Demand& demand, const BoundOptions& opts) {
@@ -125,6 +197,16 @@ LowerBound lower_bound(const Topology& t, const Demand& demand, const BoundOptio
                      node_members[static_cast<std::size_t>(n)].end());
     std::string name = t.components[sw].name + " group";
     finder.examine(members, name + " out", name + " in");
+  }
+  // Without a fabric the PCIe tree (and the sockets' links) is the only
+  // way between two GPUs, so a forwarding component that splits them is
+  // unavoidable; with one, a relay through another node could go around it.
+  if (t.net_switches.empty())
+    for (const Component& c : t.components)
+      if (c.forward && c.forward->gbps > 0) finder.examine_forwarder(c.id, t.display_name(c.id) + " forwarding");
+  for (const RailGroup& g : rail_groups(t)) {
+    std::string name = t.components[g.sw].name + " + " + g.level + " subtrees";
+    finder.examine(g.members, name + " out", name + " in");
   }
   LowerBound b;
   b.cut = finder.best();

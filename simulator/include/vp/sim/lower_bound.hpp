@@ -13,10 +13,20 @@
 //   * each node:                   "node3 NICs out" / "node3 NICs in"
 //   * each fabric switch whose nodes attach to it alone (a leaf), with them:
 //                                  "leaf2 group out" / "leaf2 group in"
+//   * each fabric switch that nodes reach besides others (a rail), with the
+//     subtrees, in every node, of the level-L ancestors of its NICs (L = 1:
+//     the NIC's parent, up to the socket): its way out is those subtrees'
+//     uplinks, their other NICs, and the switch's spine uplink:
+//                                  "rail1 + pcie_switch subtrees out" / "in",
+//                                  "rail1 + host_bridge subtrees out", ...
+//   * without a fabric (one node), each component with a forwarding
+//     capacity: the bytes between GPUs it separates (different child
+//     subtrees, or one inside and one outside) must transit it:
+//                                  "host_bridge0 forwarding"
+//     (with a fabric a relay through another node could go around it, so
+//     forwarding capacities are not cuts there).
 // (in a single-node topology names carry no node prefix). The bound is the
 // largest ratio plus one start-up latency (when any byte must move).
-// Forwarding capacities are not cuts (a relay could avoid a root complex),
-// so the bound ignores them.
 #pragma once
 
 #include <string>

@@ -1,0 +1,93 @@
+#!/bin/sh
+# The evaluation report of issue 6, in one command:
+#
+#   scripts/evaluate.sh [BUILD_DIR]        (default: build-eval)
+#
+# Builds vp-analyze and vp-sim in BUILD_DIR (configured Release if new),
+# analyzes each evaluation platform once (fixtures/platforms/), runs the
+# suite of workloads on every platform with every scheduler (vp-sim --json,
+# VP_EVAL_JOBS processes at a time, default 2), and writes docs/evaluation.md
+# and the SVG charts in docs/evaluation/ (scripts/evaluate_report.py).
+# Intermediate files (catalogs, one JSON per run) stay in
+# BUILD_DIR/evaluation/. Environment: VP_EVAL_JOBS (parallel runs, default
+# 2), VP_EVAL_EPSILON (simulator completion batching, default 1e-4),
+# VP_EVAL_PLATFORMS / VP_EVAL_WORKLOADS (space-separated subsets, for a
+# quick look; the report says when it is partial), VP_EVAL_SKIP_BUILD=1 (use
+# the binaries already in BUILD_DIR).
+set -eu
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${1:-build-eval}
+case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
+JOBS=${VP_EVAL_JOBS:-2}
+EPSILON=${VP_EVAL_EPSILON:-1e-4}
+OUT="$BUILD/evaluation"
+START=$(date +%s)
+
+echo "== build ($BUILD)"
+if [ ! -f "$BUILD/CMakeCache.txt" ]; then
+  cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+if [ -z "${VP_EVAL_SKIP_BUILD:-}" ]; then
+  cmake --build "$BUILD" --parallel "$JOBS" --target vp-analyze vp-sim
+fi
+BUILD_TYPE=$(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$BUILD/CMakeCache.txt")
+ANALYZE="$BUILD/analyzer/vp-analyze"
+SIM="$BUILD/tools/vp-sim/vp-sim"
+
+P="$ROOT/fixtures/platforms"
+NODE="$P/pcie-gen4-2s4sw8g.json"
+# name|vp-analyze arguments (vp-analyze wants --input beside --cluster);
+# largest first, so that the longest runs start first.
+PLATFORMS="
+pcie-32n-leafspine2to1|--input $NODE --cluster $P/pcie-gen4-2s4sw8g-32n-leafspine2to1.cluster.json
+pcie-16n-rail|--input $NODE --cluster $P/pcie-gen4-2s4sw8g-16n-rail.cluster.json
+pcie-4n-switch|--input $NODE --cluster $P/pcie-gen4-2s4sw8g-4n-switch.cluster.json
+mi300x-4n-switch|--input $ROOT/fixtures/real/hwloc-xml/rixl-mi300x-topo.xml --cluster $P/mi300x-4n-switch.cluster.json
+aws-g6-4n-switch|--input $P/aws-g6-48xl.json --cluster $P/aws-g6-48xl-4n-switch.cluster.json
+pcie-1n|--input $NODE
+"
+WORKLOADS="drift:calls=50 uniform hotspot seqpar"
+for z in 0.5 0.8 1.0 1.2; do
+  for h in 2048 4096; do WORKLOADS="$WORKLOADS moe:zipf=$z,hidden=$h"; done
+done
+WORKLOADS=${VP_EVAL_WORKLOADS:-$WORKLOADS}
+SELECTED=${VP_EVAL_PLATFORMS:-}
+
+rm -rf "$OUT"
+mkdir -p "$OUT/catalogs" "$OUT/results"
+echo "== analyze"
+echo "$PLATFORMS" | while IFS='|' read -r name args; do
+  [ -n "$name" ] || continue
+  if [ -n "$SELECTED" ] && ! echo " $SELECTED " | grep -q " $name "; then continue; fi
+  # shellcheck disable=SC2086
+  "$ANALYZE" -q $args --out "$OUT/catalogs/$name.vpcat" >/dev/null
+  echo "$name" >>"$OUT/platforms.txt"
+done
+
+# Jobs: largest platforms and the drift sequence first (they take longest).
+echo "== simulate ($JOBS at a time, epsilon $EPSILON)"
+: >"$OUT/jobs.txt"
+for name in $(cat "$OUT/platforms.txt"); do
+  for w in $WORKLOADS; do
+    echo "$name $w" >>"$OUT/jobs.txt"
+  done
+done
+export SIM OUT EPSILON
+# shellcheck disable=SC2016
+xargs -P "$JOBS" -L 1 sh -c '
+  file="$OUT/results/$0__$(echo "$1" | tr ":=," "_-_").json"
+  t0=$(date +%s.%N)
+  "$SIM" --catalog "$OUT/catalogs/$0.vpcat" --workload "$1" --schedulers all --epsilon "$EPSILON" --json >"$file.tmp" \
+    || { echo "vp-sim failed: $0 $1" >&2; exit 255; }
+  mv "$file.tmp" "$file"
+  printf "%-24s %-26s %6.1f s\n" "$0" "$1" "$(echo "$(date +%s.%N) - $t0" | bc)"
+' <"$OUT/jobs.txt"
+
+END=$(date +%s)
+echo "== report"
+python3 "$ROOT/scripts/evaluate_report.py" --results "$OUT/results" --platforms "$OUT/platforms.txt" \
+  --docs "$ROOT/docs" --command "scripts/evaluate.sh ${1:-build-eval}" --build-type "$BUILD_TYPE" \
+  --seconds "$((END - START))" --jobs "$JOBS" --epsilon "$EPSILON" \
+  --partial "$([ -n "$SELECTED" ] || [ -n "${VP_EVAL_WORKLOADS:-}" ] && echo yes || echo no)"
+echo "== done in $((END - START)) s: docs/evaluation.md"

@@ -1,0 +1,54 @@
+// The VarioPath schedule: the runtime planner (vpcat::Planner, issue 5) run
+// on a demand, its Plan turned into a simulator Schedule.
+//
+// Only the planner's public API is used: plan(), the Plan's steps and
+// transfers, route_links() / route_forwarders() (global ids of SPEC.md
+// "Global numbering", those of catalog_topology()). One plan step is one
+// schedule step; a transfer is one flow whose route is the planner's own
+// (links, forwarders, solo rate), not the simulator's default route.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "vp/sim/demand.hpp"
+#include "vp/sim/schedule.hpp"
+#include "vp/topology/topology.hpp"
+#include "vpcat/planner.hpp"
+
+namespace vp::sim {
+
+// The demand as the planner reads it: dense uint64_t, row = source, global
+// GPU order. Throws InputError("demand", 0, reason) naming the first entry
+// that is not a whole number of bytes below 2^63.
+std::vector<std::uint64_t> planner_demand(const Demand& demand);
+
+// `plan` as a Schedule on `t` (the cluster of the catalog `planner` was
+// initialised with, e.g. catalog_topology()). Throws std::invalid_argument
+// when a transfer names a GPU t does not have, or a route the planner
+// cannot expand, or a link or component id outside t.
+Schedule plan_schedule(const Topology& t, const vpcat::Planner& planner, const vpcat::Plan& plan);
+
+struct VarioPathOptions {
+  vpcat::PlanOptions plan;  // latency_us should match the simulator's
+  // Planning time: one warm-up call (it sizes the planner's scratch), then
+  // the median wall-clock time of `timed_calls` calls (>= 1).
+  int timed_calls = 5;
+};
+
+struct VarioPathRun {
+  Schedule schedule;
+  double planning_us = 0.0;   // median wall clock of the timed calls
+  std::size_t steps = 0, transfers = 0;
+  double estimated_us = 0.0;  // the planner's own estimate (planned rates)
+};
+
+// Plan `demand` with `planner` (initialised on the catalog of `t`) and
+// convert the plan. Throws InputError("demand", 0, reason) when the demand
+// does not fit or is refused by the planner (the planner's message), and
+// std::invalid_argument on bad options.
+VarioPathRun variopath_schedule(const Topology& t, vpcat::Planner& planner, const Demand& demand,
+                                const VarioPathOptions& opts = {});
+
+}  // namespace vp::sim

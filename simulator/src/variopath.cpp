@@ -1,0 +1,114 @@
+// The VarioPath schedule adapter (vp/sim/variopath.hpp).
+#include "vp/sim/variopath.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include "vp/topology/errors.hpp"
+
+namespace vp::sim {
+
+std::vector<std::uint64_t> planner_demand(const Demand& demand) {
+  const std::size_t n = demand.size();
+  std::vector<std::uint64_t> out(n * n, 0);
+  for (std::size_t s = 0; s < n; ++s) {
+    for (std::size_t d = 0; d < n; ++d) {
+      const double b = demand.at(s, d);
+      if (s == d) continue;  // never moves; the planner ignores it
+      if (!(b >= 0) || b != std::floor(b) || b >= 9.2233720368547758e18)
+        throw InputError("demand", 0,
+                         fmt::format("entry [{}][{}] is {}: the planner needs a whole number of bytes below 2^63", s,
+                                     d, b));
+      out[s * n + d] = static_cast<std::uint64_t>(b);
+    }
+  }
+  return out;
+}
+
+Schedule plan_schedule(const Topology& t, const vpcat::Planner& planner, const vpcat::Plan& plan) {
+  if (plan.gpus() != 0 && plan.gpus() != t.gpus.size())
+    throw std::invalid_argument(
+        fmt::format("plan_schedule: the plan has {} GPUs, the topology {}", plan.gpus(), t.gpus.size()));
+  std::vector<std::uint64_t> ids(std::max<std::uint32_t>(planner.max_route_links(), 1));
+  std::vector<std::uint64_t> fwd(64);
+  Schedule out;
+  out.steps.reserve(plan.step_count());
+  for (std::size_t i = 0; i < plan.step_count(); ++i) {
+    Step step;
+    const vpcat::PlanTransfer* tr = plan.step_transfers(i);
+    step.flows.reserve(plan.step(i).count);
+    for (std::uint32_t k = 0; k < plan.step(i).count; ++k) {
+      const vpcat::PlanTransfer& x = tr[k];
+      const auto where = [&] { return fmt::format("plan_schedule: step {} transfer {} ({} -> {})", i, k, x.src, x.dst); };
+      if (x.src >= t.gpus.size() || x.dst >= t.gpus.size() || x.origin >= t.gpus.size() || x.final >= t.gpus.size())
+        throw std::invalid_argument(where() + ": a GPU index outside the topology");
+      Flow f;
+      f.src = t.gpus[x.src];
+      f.dst = t.gpus[x.dst];
+      f.origin = t.gpus[x.origin];
+      f.final = t.gpus[x.final];
+      f.bytes = static_cast<double>(x.bytes);
+      const std::uint32_t links = planner.route_links(x, ids.data(), static_cast<std::uint32_t>(ids.size()));
+      if (links == 0 || links > ids.size()) throw std::invalid_argument(where() + ": the planner has no route for it");
+      f.route.links.reserve(links);
+      for (std::uint32_t j = 0; j < links; ++j) {
+        if (ids[j] >= t.links.size()) throw std::invalid_argument(where() + fmt::format(": link {} is not in the topology", ids[j]));
+        f.route.links.push_back(static_cast<LinkId>(ids[j]));
+      }
+      std::uint32_t forwarders = planner.route_forwarders(x, fwd.data(), static_cast<std::uint32_t>(fwd.size()));
+      if (forwarders > fwd.size()) {
+        fwd.resize(forwarders);
+        forwarders = planner.route_forwarders(x, fwd.data(), static_cast<std::uint32_t>(fwd.size()));
+      }
+      for (std::uint32_t j = 0; j < forwarders; ++j) {
+        if (fwd[j] >= t.components.size())
+          throw std::invalid_argument(where() + fmt::format(": component {} is not in the topology", fwd[j]));
+        f.route.forwarders.push_back(static_cast<ComponentId>(fwd[j]));
+      }
+      f.route.solo_gbps = x.gbps;
+      f.route.type = x.src_nic == vpcat::kNoNic ? PathType::LOC : PathType::NET;  // informative only
+      step.flows.push_back(std::move(f));
+    }
+    out.steps.push_back(std::move(step));
+  }
+  return out;
+}
+
+VarioPathRun variopath_schedule(const Topology& t, vpcat::Planner& planner, const Demand& demand,
+                                const VarioPathOptions& opts) {
+  demand.check_fits(t, "demand");
+  if (opts.timed_calls < 1)
+    throw std::invalid_argument(fmt::format("variopath_schedule: timed_calls must be >= 1, got {}", opts.timed_calls));
+  if (planner.gpu_count() != t.gpus.size())
+    throw std::invalid_argument(fmt::format("variopath_schedule: the planner has {} GPUs, the topology {}",
+                                            planner.gpu_count(), t.gpus.size()));
+  const std::vector<std::uint64_t> bytes = planner_demand(demand);
+  const vpcat::Demand view = vpcat::Demand::dense(bytes.data(), demand.size());
+  vpcat::Plan plan;
+  auto call = [&] {
+    const vpcat::PlanStatus s = planner.plan(view, opts.plan, plan);
+    if (s.code() == vpcat::PlanError::bad_options) throw std::invalid_argument(s.message());
+    if (!s.ok()) throw InputError("demand", 0, fmt::format("the planner refuses it: {}", s.message()));
+  };
+  call();  // warm-up: sizes the scratch and the plan
+  std::vector<double> us;
+  for (int i = 0; i < opts.timed_calls; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    call();
+    us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(us.begin(), us.end());
+  VarioPathRun run;
+  run.planning_us = us.size() % 2 ? us[us.size() / 2] : (us[us.size() / 2 - 1] + us[us.size() / 2]) / 2;
+  run.steps = plan.step_count();
+  run.transfers = plan.transfer_count();
+  run.estimated_us = plan.estimated_us();
+  run.schedule = plan_schedule(t, planner, plan);
+  return run;
+}
+
+}  // namespace vp::sim

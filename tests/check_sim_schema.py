@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Validate `vp-sim --json` output against schemas/sim.schema.json.
+
+    check_sim_schema.py VP_SIM VP_ANALYZE FIXTURES_DIR SCHEMA
+
+Builds a 2-node catalog with vp-analyze, runs vp-sim on a generated
+workload, a drift sequence, a sparse demand file and an empty one, and
+validates each output (JSON Schema 2020-12). Exit 0 when all validate, 1
+otherwise. A missing jsonschema module is a failure: install
+python3-jsonschema.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+try:
+    from jsonschema import Draft202012Validator
+except ImportError as e:  # pragma: no cover
+    sys.stderr.write(f"check_sim_schema.py: error: cannot import jsonschema ({e}); install python3-jsonschema\n")
+    sys.exit(1)
+
+
+def main():
+    vp_sim, vp_analyze, fixtures, schema_path = sys.argv[1:5]
+    with open(schema_path, encoding="utf-8") as f:
+        schema = json.load(f)
+    Draft202012Validator.check_schema(schema)
+    validator = Draft202012Validator(schema)
+    platform = os.path.join(fixtures, "platforms", "pcie-gen4-2s4sw8g.json")
+    failures = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        catalog = os.path.join(tmp, "c.vpcat")
+        subprocess.run([vp_analyze, "-q", "--input", platform, "--nodes", "2", "--fabric", "single_switch",
+                        "--out", catalog], check=True, stdout=subprocess.DEVNULL)
+        n = 16
+        files = {
+            "sparse": {"gpus": n, "entries": [[0, 15, 1 << 20], [15, 0, 12345], [5, 6, 1]]},
+            "empty": {"gpus": n, "entries": []},
+        }
+        runs = {
+            "uniform": ["--workload", "uniform:bytes=65536"],
+            "drift": ["--workload", "drift:calls=2,tokens=64", "--schedulers", "variopath,fast"],
+        }
+        for name, demand in files.items():
+            path = os.path.join(tmp, name + ".json")
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(demand, f)
+            runs[name] = ["--demand", path]
+        for name, args in runs.items():
+            out = subprocess.run([vp_sim, "--catalog", catalog, *args, "--json"], capture_output=True, text=True)
+            if out.returncode != 0:
+                print(f"{name}: vp-sim failed: {out.stderr.strip()}")
+                failures += 1
+                continue
+            doc = json.loads(out.stdout)
+            errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))
+            for e in errors:
+                print(f"{name}: {'/'.join(map(str, e.absolute_path))}: {e.message}")
+            failures += len(errors)
+            print(f"{name}: {len(doc['results'])} schedulers, {'ok' if not errors else 'INVALID'}")
+        # The schema must reject what vp-sim must never print.
+        bad = json.loads(subprocess.run([vp_sim, "--catalog", catalog, *runs["uniform"], "--json"],
+                                        capture_output=True, text=True, check=True).stdout)
+        bad["results"]["fanout"]["ratio_to_bound"] = 0.5
+        if validator.is_valid(bad):
+            print("a ratio below the bound validates")
+            failures += 1
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

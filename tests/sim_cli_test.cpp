@@ -1,0 +1,145 @@
+// vp-sim as a user meets it: the real binary on a catalog, its results
+// (every scheduler at or above the bound), its whole error messages
+// ("where: what (why)") and exit codes (0 ok, 1 usage, 2 bad input), and
+// its --help against the README.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "planner_support.hpp"
+#include "support.hpp"
+
+using vp::test::RunResult;
+using vp::test::TempDir;
+
+namespace {
+
+const std::string kBin = VP_SIM_BIN;
+
+std::string quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// The 4-node catalog (built in process) in a temporary folder.
+struct Files {
+  TempDir dir;
+  std::string catalog;
+  Files() {
+    const auto& p = vp::plantest::platform("4n-switch");
+    catalog = dir.write("4n.vpcat", std::string(p.bytes.begin(), p.bytes.end()));
+  }
+  RunResult sim(const std::string& args) const { return vp::test::run(quote(kBin) + " --catalog " + quote(catalog) + " " + args); }
+  RunResult with_demand(const std::string& text, const std::string& more = "--json") const {
+    return sim("--demand " + quote(dir.write("D.json", text)) + " " + more);
+  }
+};
+
+void check_error(const RunResult& r, int code, const std::string& message) {
+  CHECK(r.exit_code == code);
+  CHECK(r.out == "");
+  CHECK(r.err == "vp-sim: error: " + message + "\n");
+}
+
+}  // namespace
+
+TEST_CASE("vp-sim --json: the bound, its cut, and every scheduler checked and at or above it") {
+  Files f;
+  const RunResult r = f.sim("--workload moe:zipf=1.2,tokens=256 --json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK(j["workload"] == "moe:elem=2,experts=128,hidden=2048,seed=1,tokens=256,topk=8,zipf=1.2");
+  CHECK(j["gpus"] == 32);
+  CHECK(j["calls"] == 1);
+  const double bound = j["lower_bound_us"];
+  CHECK(bound > 5.0);
+  CHECK(j["bound_cut"]["name"].get<std::string>() != "");
+  std::set<std::string> names;
+  for (const auto& [name, res] : j["results"].items()) {
+    names.insert(name);
+    CHECK(res["time_us"].get<double>() >= bound);
+    CHECK(res["ratio_to_bound"].get<double>() == doctest::Approx(res["time_us"].get<double>() / bound));
+    CHECK(res["steps"].get<int>() >= 1);
+  }
+  CHECK(names == std::set<std::string>{"variopath", "fanout", "spreadout", "fast", "deepep"});
+}
+
+TEST_CASE("vp-sim reads vp-plan's demand files and prints a table by default") {
+  Files f;
+  std::string dense = "{\"gpus\": 32, \"entries\": [[0, 31, 1048576], [31, 0, 4096], [3, 4, 65536]]}";
+  const RunResult r = f.with_demand(dense, "--schedulers fanout,variopath");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("lower bound") != std::string::npos);
+  // Only the chosen schedulers, in the fixed order.
+  CHECK(r.out.find("variopath") < r.out.find("fanout"));
+  CHECK(r.out.find("spreadout") == std::string::npos);
+}
+
+TEST_CASE("vp-sim on a sequence: totals, mean and worst per scheduler, and every call") {
+  Files f;
+  const RunResult r = f.sim("--workload drift:calls=3,tokens=128 --schedulers variopath,deepep --json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK(j["calls"] == 3);
+  REQUIRE(j["per_call"].size() == 3);
+  double bound = 0;
+  for (const auto& c : j["per_call"]) bound += c["lower_bound_us"].get<double>();
+  CHECK(j["lower_bound_us"].get<double>() == doctest::Approx(bound));
+  for (const auto& [name, res] : j["results"].items()) {
+    CHECK(res["worst_ratio_to_bound"].get<double>() >= res["mean_ratio_to_bound"].get<double>());
+    CHECK(res["mean_ratio_to_bound"].get<double>() >= 1.0);
+  }
+}
+
+TEST_CASE("vp-sim errors: where, what, why, and the exit code") {
+  Files f;
+  check_error(f.with_demand("{\"gpus\": 8,\n \"entries\": []}"), 2,
+              f.dir.path() + "/D.json:1: \"gpus\" is 8, the catalog has 32 GPUs");
+  check_error(f.with_demand("{\"gpus\": 32,\n \"entries\": [[0, 1, -3]]}"), 2,
+              f.dir.path() + "/D.json:2: entries[0][2] is not a byte count (-3: must be a whole number from 0 to 2^63)");
+  check_error(f.sim("--workload zipf"), 1,
+              "--workload \"zipf\": unknown workload (expected uniform, hotspot, moe, seqpar or drift)");
+  check_error(f.sim("--workload moe:zipff=1"), 1,
+              "--workload moe: unknown key \"zipff\" (expected zipf, hidden, experts, topk, tokens, elem, seed)");
+  check_error(f.sim("--workload moe:zipf=x"), 1, "--workload moe: zipf=x is not a number");
+  check_error(f.sim("--workload hotspot:hot=32"), 1, "--workload hotspot: hot=32 is not a GPU (the catalog has 32)");
+  check_error(f.sim("--workload uniform --schedulers fanout,nccl"), 1,
+              "--schedulers: unknown scheduler \"nccl\" (expected all, or a comma list of variopath, fanout, "
+              "spreadout, fast, deepep)");
+  const RunResult missing = vp::test::run(quote(kBin) + " --catalog /nonexistent/c.vpcat --workload uniform");
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.rfind("vp-sim: error: /nonexistent/c.vpcat", 0) == 0);
+  const std::string not_catalog = f.dir.write("x.vpcat", "hello");
+  const RunResult bad = vp::test::run(quote(kBin) + " --catalog " + quote(not_catalog) + " --workload uniform");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.rfind("vp-sim: error: " + not_catalog + ": ", 0) == 0);
+  CHECK(f.sim("").exit_code == 1);  // neither --demand nor --workload
+  CHECK(f.sim("--workload uniform --demand x.json").exit_code == 1);
+  CHECK(f.sim("--workload uniform --epsilon 0.5").exit_code == 1);
+}
+
+TEST_CASE("vp-sim --help and the README name the same options") {
+  const RunResult r = vp::test::run(quote(kBin) + " --help");
+  REQUIRE(r.exit_code == 0);
+  std::set<std::string> help;
+  const std::regex option("--[a-z][a-z-]+");
+  for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), option); it != std::sregex_iterator(); ++it)
+    help.insert(it->str());
+  std::ifstream in(std::string(VP_SOURCE_DIR) + "/README.md");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string readme = ss.str();
+  const std::string::size_type start = readme.find("## Simulating schedules: vp-sim");
+  REQUIRE(start != std::string::npos);
+  const std::string section = readme.substr(start, readme.find("\n## ", start + 1) - start);
+  for (const std::string& o : help) {
+    CAPTURE(o);
+    CHECK(section.find(o) != std::string::npos);
+  }
+}

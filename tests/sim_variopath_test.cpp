@@ -1,0 +1,112 @@
+// The VarioPath schedule adapter (vp/sim/variopath.hpp): the planner's plan
+// as a simulator Schedule on the catalog's cluster, with the planner's own
+// routes, delivering every byte (check_schedule) and never beating the
+// lower bound.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "planner_support.hpp"
+#include "vp/catalog/reader.hpp"
+#include "vp/sim/catalog_topology.hpp"
+#include "vp/sim/check_schedule.hpp"
+#include "vp/sim/lower_bound.hpp"
+#include "vp/sim/simulate.hpp"
+#include "vp/sim/variopath.hpp"
+#include "vp/sim/workloads.hpp"
+#include "vp/topology/errors.hpp"
+
+using namespace vp;
+using namespace vp::sim;
+using vp::plantest::Platform;
+
+namespace {
+
+// A private planner on the platform's catalog (the cached platform's is
+// shared with other tests).
+struct Setup {
+  const Platform& p;
+  Topology t;
+  vpcat::Planner planner;
+  explicit Setup(const std::string& name)
+      : p(plantest::platform(name)), t(catalog_topology(catalog::read_catalog(p.bytes), name)) {
+    REQUIRE(planner.init(p.view).ok());
+  }
+};
+
+Demand moe(std::size_t n, double zipf) {
+  MoeOptions o;
+  o.tokens_per_gpu = 512;
+  o.zipf_exponent = zipf;
+  return moe_dispatch_demand(n, o);
+}
+
+}  // namespace
+
+TEST_CASE("a plan becomes a schedule with the planner's steps, transfers and routes") {
+  for (const char* name : {"1n", "4n-switch", "16n-rail", "g6-3n", "2n-half-gpudirect"}) {
+    CAPTURE(name);
+    Setup s(name);
+    const std::size_t n = s.t.gpus.size();
+    for (const Demand& d : {uniform_demand(n, 1 << 20), moe(n, 1.2), hot_spot_demand(n, 65536, n - 1)}) {
+      const std::vector<std::uint64_t> bytes = planner_demand(d);
+      vpcat::Plan plan;
+      REQUIRE(s.planner.plan(vpcat::Demand::dense(bytes.data(), n), {}, plan).ok());
+      const Schedule sched = plan_schedule(s.t, s.planner, plan);
+      REQUIRE(sched.steps.size() == plan.step_count());
+      for (std::size_t i = 0; i < plan.step_count(); ++i) {
+        REQUIRE(sched.steps[i].flows.size() == plan.step(i).count);
+        for (std::uint32_t k = 0; k < plan.step(i).count; ++k) {
+          const vpcat::PlanTransfer& x = plan.step_transfers(i)[k];
+          const Flow& f = sched.steps[i].flows[k];
+          CHECK(f.src == s.t.gpus[x.src]);
+          CHECK(f.dst == s.t.gpus[x.dst]);
+          CHECK(f.bytes == static_cast<double>(x.bytes));
+          // The analyzer's route for the same GPUs and NICs, on the
+          // load_input cluster: the same link ids and forwarders.
+          const Route want = plantest::analyzer_route(s.p, x);
+          CHECK(f.route.links == want.links);
+          CHECK(f.route.forwarders == want.forwarders);
+        }
+      }
+      const ScheduleCheck check = check_schedule(s.t, d, sched);
+      CHECK_MESSAGE(check.ok, check.message);
+    }
+  }
+}
+
+TEST_CASE("variopath_schedule delivers every byte and never beats the bound") {
+  Setup s("4n-switch");
+  const std::size_t n = s.t.gpus.size();
+  VarioPathOptions o;
+  o.timed_calls = 3;
+  for (const Demand& d : {uniform_demand(n, 1 << 20), moe(n, 0.8), hot_spot_demand(n, 1 << 18, 3)}) {
+    const VarioPathRun run = variopath_schedule(s.t, s.planner, d, o);
+    CHECK(run.steps == run.schedule.steps.size());
+    CHECK(run.planning_us >= 0);
+    const ScheduleCheck check = check_schedule(s.t, d, run.schedule);
+    CHECK_MESSAGE(check.ok, check.message);
+    const SimResult sim = simulate(s.t, run.schedule);
+    CHECK(sim.delivered == d);
+    CHECK(sim.time_us >= lower_bound(s.t, d).time_us);
+  }
+}
+
+TEST_CASE("a demand the planner cannot read is refused naming the entry") {
+  Setup s("1n");
+  Demand d(8);
+  d.set(2, 5, 1.5);
+  CHECK_THROWS_WITH_AS(planner_demand(d),
+                       "demand: entry [2][5] is 1.5: the planner needs a whole number of bytes below 2^63", InputError);
+  CHECK_THROWS_AS(variopath_schedule(s.t, s.planner, Demand(4)), InputError);
+  VarioPathOptions o;
+  o.timed_calls = 0;
+  CHECK_THROWS_AS(variopath_schedule(s.t, s.planner, Demand(8), o), std::invalid_argument);
+}
+
+TEST_CASE("an empty demand is an empty schedule") {
+  Setup s("4n-switch");
+  const VarioPathRun run = variopath_schedule(s.t, s.planner, Demand(32));
+  CHECK(run.schedule.steps.empty());
+  CHECK(simulate(s.t, run.schedule).time_us == 0.0);
+}

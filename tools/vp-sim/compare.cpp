@@ -1,0 +1,77 @@
+#include "compare.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+#include "vp/sim/baselines.hpp"
+#include "vp/sim/check_schedule.hpp"
+#include "vp/sim/variopath.hpp"
+#include "vp/topology/errors.hpp"
+
+namespace vp::sim_cli {
+
+std::vector<std::string> parse_schedulers(const std::string& list) {
+  if (list == "all") return kSchedulers;
+  std::vector<bool> chosen(kSchedulers.size(), false);
+  std::string::size_type at = 0;
+  while (at <= list.size()) {
+    std::string::size_type comma = list.find(',', at);
+    if (comma == std::string::npos) comma = list.size();
+    const std::string name = list.substr(at, comma - at);
+    at = comma + 1;
+    auto it = std::find(kSchedulers.begin(), kSchedulers.end(), name);
+    if (it == kSchedulers.end())
+      throw UsageError(fmt::format("--schedulers: unknown scheduler \"{}\" (expected all, or a comma list of "
+                                   "variopath, fanout, spreadout, fast, deepep)",
+                                   name));
+    chosen[static_cast<std::size_t>(it - kSchedulers.begin())] = true;
+  }
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < kSchedulers.size(); ++i)
+    if (chosen[i]) out.push_back(kSchedulers[i]);
+  return out;
+}
+
+CaseResult compare(const Topology& t, vpcat::Planner& planner, const sim::Demand& demand,
+                   const std::vector<std::string>& schedulers, const CompareOptions& opts) {
+  demand.check_fits(t, "demand");
+  CaseResult out;
+  out.total_bytes = demand.total();
+  out.bound = sim::lower_bound(t, demand, sim::BoundOptions{opts.sim.latency_us});
+  for (const std::string& name : schedulers) {
+    SchedulerResult r;
+    r.name = name;
+    sim::Schedule schedule;
+    const auto start = std::chrono::steady_clock::now();
+    if (name == "variopath") {
+      sim::VarioPathOptions vo;
+      vo.plan = opts.plan;
+      vo.plan.latency_us = opts.sim.latency_us;
+      vo.timed_calls = opts.plan_timed_calls;
+      sim::VarioPathRun run = sim::variopath_schedule(t, planner, demand, vo);
+      schedule = std::move(run.schedule);
+      r.planning_us = run.planning_us;
+    } else {
+      if (name == "fanout") schedule = sim::fanout_schedule(t, demand);
+      else if (name == "spreadout") schedule = sim::spreadout_schedule(t, demand);
+      else if (name == "fast") schedule = sim::fast_schedule(t, demand);
+      else if (name == "deepep") schedule = sim::deepep_schedule(t, demand, sim::DeepEpOptions{opts.deepep_chunks});
+      else throw std::logic_error("compare: unknown scheduler " + name);
+      r.planning_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    }
+    const sim::ScheduleCheck check = sim::check_schedule(t, demand, schedule);
+    if (!check.ok) throw std::logic_error(fmt::format("{}: the schedule is wrong: {}", name, check.message));
+    const sim::SimResult sim = sim::simulate(t, schedule, opts.sim);
+    r.time_us = sim.time_us;
+    r.ratio_to_bound = out.bound.time_us > 0 ? sim.time_us / out.bound.time_us : 0.0;
+    r.steps = schedule.steps.size();
+    for (const sim::Step& s : schedule.steps) r.flows += s.flows.size();
+    out.results.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace vp::sim_cli

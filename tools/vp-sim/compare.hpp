@@ -1,0 +1,55 @@
+// What vp-sim does with one demand: the lower bound, then for each chosen
+// scheduler its schedule, checked (check_schedule: every byte delivered
+// exactly once, only by GPUs that hold it) and simulated.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "vp/sim/demand.hpp"
+#include "vp/sim/lower_bound.hpp"
+#include "vp/sim/simulate.hpp"
+#include "vp/topology/topology.hpp"
+#include "vpcat/planner.hpp"
+
+namespace vp::sim_cli {
+
+// In output order.
+inline const std::vector<std::string> kSchedulers{"variopath", "fanout", "spreadout", "fast", "deepep"};
+
+// "all" or a comma list of kSchedulers' names, kept in kSchedulers' order.
+// Throws vp::UsageError naming an unknown one.
+std::vector<std::string> parse_schedulers(const std::string& list);
+
+struct CompareOptions {
+  sim::SimOptions sim;           // latency_us is also the bound's and the planner's
+  vpcat::PlanOptions plan;       // its latency_us is overwritten with sim.latency_us
+  int plan_timed_calls = 5;      // VarioPath planning time: median of this many calls after a warm-up
+  int deepep_chunks = 8;
+};
+
+struct SchedulerResult {
+  std::string name;
+  double time_us = 0.0;
+  double ratio_to_bound = 0.0;   // time_us / lower bound; 0 when the bound is 0
+  // variopath: median wall clock of plan() (after a warm-up call); the
+  // baselines: wall clock of building their schedule once here (a
+  // reconstruction's cost, not their authors' code).
+  double planning_us = 0.0;
+  std::size_t steps = 0, flows = 0;
+};
+
+struct CaseResult {
+  sim::LowerBound bound;
+  double total_bytes = 0.0;
+  std::vector<SchedulerResult> results;  // in the order asked
+};
+
+// Throws vp::InputError("demand", ...) for a demand that does not fit or
+// that the planner refuses; std::logic_error when a schedule fails
+// check_schedule (a bug in a scheduler), naming it and the violation.
+CaseResult compare(const Topology& t, vpcat::Planner& planner, const sim::Demand& demand,
+                   const std::vector<std::string>& schedulers, const CompareOptions& opts);
+
+}  // namespace vp::sim_cli

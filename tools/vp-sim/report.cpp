@@ -1,0 +1,176 @@
+#include "report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+namespace vp::sim_cli {
+
+namespace {
+
+using nlohmann::ordered_json;
+
+ordered_json ratio(double bound_us, double time_us) {
+  return bound_us > 0 ? ordered_json(time_us / bound_us) : ordered_json(nullptr);
+}
+
+ordered_json cut_json(const sim::Cut& c) {
+  ordered_json j;
+  j["name"] = c.name;
+  j["bytes"] = c.bytes;
+  j["gbps"] = c.gbps;
+  j["time_us"] = c.time_us;
+  return j;
+}
+
+ordered_json result_json(const SchedulerResult& r, double bound_us) {
+  ordered_json j;
+  j["time_us"] = r.time_us;
+  j["ratio_to_bound"] = ratio(bound_us, r.time_us);
+  j["planning_us"] = r.planning_us;
+  j["steps"] = r.steps;
+  j["flows"] = r.flows;
+  return j;
+}
+
+ordered_json case_json(const CaseResult& c) {
+  ordered_json j;
+  j["total_bytes"] = c.total_bytes;
+  j["lower_bound_us"] = c.bound.time_us;
+  j["bound_cut"] = cut_json(c.bound.cut);
+  ordered_json results = ordered_json::object();
+  for (const SchedulerResult& r : c.results) results[r.name] = result_json(r, c.bound.time_us);
+  j["results"] = results;
+  return j;
+}
+
+// A sequence summarised per scheduler.
+struct Summary {
+  std::string name;
+  double time_us = 0, planning_us = 0, mean_ratio = 0, worst_ratio = 0;
+  std::size_t worst_call = 0, steps = 0, flows = 0;
+};
+
+std::vector<Summary> summarise(const std::vector<CaseResult>& calls, double& bound_us, std::size_t& bound_call) {
+  bound_us = 0;
+  bound_call = 0;
+  for (std::size_t c = 0; c < calls.size(); ++c) {
+    bound_us += calls[c].bound.time_us;
+    if (calls[c].bound.time_us > calls[bound_call].bound.time_us) bound_call = c;
+  }
+  std::vector<Summary> out;
+  for (std::size_t k = 0; k < calls.front().results.size(); ++k) {
+    Summary s;
+    s.name = calls.front().results[k].name;
+    std::size_t rated = 0;
+    for (std::size_t c = 0; c < calls.size(); ++c) {
+      const SchedulerResult& r = calls[c].results[k];
+      s.time_us += r.time_us;
+      s.planning_us += r.planning_us / static_cast<double>(calls.size());
+      s.steps += r.steps;
+      s.flows += r.flows;
+      if (calls[c].bound.time_us > 0) {
+        s.mean_ratio += r.ratio_to_bound;
+        ++rated;
+        if (r.ratio_to_bound > s.worst_ratio) s.worst_ratio = r.ratio_to_bound, s.worst_call = c;
+      }
+    }
+    if (rated) s.mean_ratio /= static_cast<double>(rated);
+    out.push_back(s);
+  }
+  return out;
+}
+
+ordered_json header(const RunInfo& info, std::size_t calls) {
+  ordered_json j;
+  j["tool"] = "vp-sim";
+  j["catalog"] = info.catalog;
+  if (!info.demand_file.empty()) j["demand"] = info.demand_file;
+  else j["workload"] = info.workload;
+  j["gpus"] = info.gpus;
+  j["nodes"] = info.nodes;
+  j["latency_us"] = info.latency_us;
+  j["completion_epsilon"] = info.completion_epsilon;
+  j["calls"] = calls;
+  return j;
+}
+
+std::string ratio_text(double bound_us, double time_us) {
+  return bound_us > 0 ? fmt::format("{:.3f}", time_us / bound_us) : "-";
+}
+
+std::string cut_text(const sim::Cut& c) {
+  if (c.name.empty()) return "no byte moves";
+  return fmt::format("{}: {:.0f} bytes over {:g} GB/s", c.name, c.bytes, c.gbps);
+}
+
+}  // namespace
+
+std::string report_json(const RunInfo& info, const std::vector<CaseResult>& calls) {
+  ordered_json j = header(info, calls.size());
+  if (calls.size() == 1) {
+    const ordered_json one = case_json(calls.front());
+    for (const auto& [key, value] : one.items()) j[key] = value;
+    return j.dump(2) + "\n";
+  }
+  double bound_us = 0;
+  std::size_t bound_call = 0;
+  const std::vector<Summary> sums = summarise(calls, bound_us, bound_call);
+  double total = 0;
+  for (const CaseResult& c : calls) total += c.total_bytes;
+  j["total_bytes"] = total;
+  j["lower_bound_us"] = bound_us;
+  ordered_json cut = cut_json(calls[bound_call].bound.cut);
+  cut["call"] = bound_call;
+  j["bound_cut"] = cut;
+  ordered_json results = ordered_json::object();
+  for (const Summary& s : sums) {
+    ordered_json r;
+    r["time_us"] = s.time_us;
+    r["ratio_to_bound"] = ratio(bound_us, s.time_us);
+    r["planning_us"] = s.planning_us;
+    r["steps"] = s.steps;
+    r["flows"] = s.flows;
+    r["mean_ratio_to_bound"] = s.mean_ratio;
+    r["worst_ratio_to_bound"] = s.worst_ratio;
+    r["worst_call"] = s.worst_call;
+    results[s.name] = r;
+  }
+  j["results"] = results;
+  ordered_json list = ordered_json::array();
+  for (const CaseResult& c : calls) list.push_back(case_json(c));
+  j["per_call"] = list;
+  return j.dump(2) + "\n";
+}
+
+std::string report_text(const RunInfo& info, const std::vector<CaseResult>& calls) {
+  std::string s = fmt::format("{}: {} GPUs, {} nodes; {}; latency {:g} us\n", info.catalog, info.gpus, info.nodes,
+                              info.demand_file.empty() ? "workload " + info.workload : "demand " + info.demand_file,
+                              info.latency_us);
+  if (calls.size() == 1) {
+    const CaseResult& c = calls.front();
+    s += fmt::format("{:.0f} bytes; lower bound {:.1f} us ({})\n\n", c.total_bytes, c.bound.time_us,
+                     cut_text(c.bound.cut));
+    s += fmt::format("{:<10} {:>14} {:>9} {:>12} {:>8} {:>9}\n", "scheduler", "time_us", "/bound", "planning_us",
+                     "steps", "flows");
+    for (const SchedulerResult& r : c.results)
+      s += fmt::format("{:<10} {:>14.1f} {:>9} {:>12.1f} {:>8} {:>9}\n", r.name, r.time_us,
+                       ratio_text(c.bound.time_us, r.time_us), r.planning_us, r.steps, r.flows);
+    return s;
+  }
+  double bound_us = 0;
+  std::size_t bound_call = 0;
+  const std::vector<Summary> sums = summarise(calls, bound_us, bound_call);
+  s += fmt::format("{} calls; lower bounds sum to {:.1f} us (largest: call {}, {})\n\n", calls.size(), bound_us,
+                   bound_call, cut_text(calls[bound_call].bound.cut));
+  s += fmt::format("{:<10} {:>14} {:>9} {:>11} {:>12} {:>12}\n", "scheduler", "total_us", "/bound", "mean/bound",
+                   "worst/bound", "planning_us");
+  for (const Summary& r : sums)
+    s += fmt::format("{:<10} {:>14.1f} {:>9} {:>11.3f} {:>12} {:>12.1f}\n", r.name, r.time_us,
+                     ratio_text(bound_us, r.time_us), r.mean_ratio,
+                     fmt::format("{:.3f} (#{})", r.worst_ratio, r.worst_call), r.planning_us);
+  return s;
+}
+
+}  // namespace vp::sim_cli

@@ -1,0 +1,24 @@
+// vp-sim's output (schemas/sim.schema.json for --json): one demand's lower
+// bound and per-scheduler results, or a sequence's (drift) totals, means,
+// worst cases and every call.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compare.hpp"
+
+namespace vp::sim_cli {
+
+struct RunInfo {
+  std::string catalog;
+  std::string demand_file;  // or empty
+  std::string workload;     // canonical spec, or empty
+  std::size_t gpus = 0, nodes = 0;
+  double latency_us = 0.0, completion_epsilon = 0.0;
+};
+
+std::string report_json(const RunInfo& info, const std::vector<CaseResult>& calls);
+std::string report_text(const RunInfo& info, const std::vector<CaseResult>& calls);
+
+}  // namespace vp::sim_cli

@@ -1,0 +1,158 @@
+#include "workload_spec.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "vp/sim/workloads.hpp"
+#include "vp/topology/errors.hpp"
+
+namespace vp::sim_cli {
+
+namespace {
+
+struct Key {
+  const char* name;
+  double value;   // default
+  bool integer;   // must be a whole number >= 0 (> 0 where 0 makes no sense)
+  double min;     // smallest allowed value
+};
+
+const std::map<std::string, std::vector<Key>>& workloads() {
+  static const std::map<std::string, std::vector<Key>> table{
+      {"uniform", {{"bytes", 1048576, true, 0}}},
+      {"hotspot", {{"bytes", 1048576, true, 0}, {"hot", 0, true, 0}, {"factor", 10, false, 0}}},
+      {"moe",
+       {{"zipf", 1.0, false, 0},
+        {"hidden", 2048, true, 1},
+        {"experts", 128, true, 1},
+        {"topk", 8, true, 1},
+        {"tokens", 4096, true, 0},
+        {"elem", 2, true, 1},
+        {"seed", 1, true, 0}}},
+      {"seqpar", {{"tokens", 32768, true, 0}, {"hidden", 4096, true, 1}, {"elem", 2, true, 1}}},
+      {"drift",
+       {{"calls", 50, true, 1},
+        {"hidden", 2048, true, 1},
+        {"experts", 128, true, 1},
+        {"topk", 8, true, 1},
+        {"tokens", 4096, true, 0},
+        {"elem", 2, true, 1},
+        {"seed", 1, true, 0}}},
+  };
+  return table;
+}
+
+std::string names(const std::vector<Key>& keys) {
+  std::string s;
+  for (const Key& k : keys) s += (s.empty() ? "" : ", ") + std::string(k.name);
+  return s;
+}
+
+[[noreturn]] void fail(const std::string& what) { throw UsageError("--workload " + what); }
+
+std::size_t size(const WorkloadSpec& w, const char* key) { return static_cast<std::size_t>(w.values.at(key)); }
+
+sim::MoeOptions moe_options(const WorkloadSpec& w) {
+  sim::MoeOptions o;
+  o.experts = size(w, "experts");
+  o.top_k = size(w, "topk");
+  o.tokens_per_gpu = size(w, "tokens");
+  o.hidden = size(w, "hidden");
+  o.bytes_per_element = size(w, "elem");
+  o.seed = static_cast<std::uint64_t>(w.values.at("seed"));
+  if (w.values.count("zipf")) o.zipf_exponent = w.values.at("zipf");
+  if (o.top_k > o.experts) fail(fmt::format("{}: topk={} is more than experts={}", w.name, o.top_k, o.experts));
+  return o;
+}
+
+// Whole bytes, rounded down, as the planner reads them.
+sim::Demand whole(const sim::Demand& d) {
+  sim::Demand out(d.size());
+  for (std::size_t s = 0; s < d.size(); ++s)
+    for (std::size_t t = 0; t < d.size(); ++t)
+      if (s != t) out.set(s, t, std::floor(d.at(s, t)));
+  return out;
+}
+
+}  // namespace
+
+std::string WorkloadSpec::text() const {
+  std::string s = name;
+  char sep = ':';
+  for (const auto& [key, value] : values) {
+    s += fmt::format("{}{}={:g}", sep, key, value);
+    sep = ',';
+  }
+  return s;
+}
+
+WorkloadSpec parse_workload(const std::string& spec) {
+  const std::string::size_type colon = spec.find(':');
+  WorkloadSpec w;
+  w.name = spec.substr(0, colon);
+  auto it = workloads().find(w.name);
+  if (it == workloads().end())
+    fail(fmt::format("\"{}\": unknown workload (expected uniform, hotspot, moe, seqpar or drift)", w.name));
+  const std::vector<Key>& keys = it->second;
+  for (const Key& k : keys) w.values[k.name] = k.value;
+  if (colon == std::string::npos) return w;
+  const std::string rest = spec.substr(colon + 1);
+  std::map<std::string, bool> seen;
+  std::string::size_type at = 0;
+  while (at <= rest.size()) {
+    std::string::size_type comma = rest.find(',', at);
+    if (comma == std::string::npos) comma = rest.size();
+    const std::string item = rest.substr(at, comma - at);
+    at = comma + 1;
+    const std::string::size_type eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      fail(fmt::format("{}: \"{}\" is not KEY=VALUE (keys: {})", w.name, item, names(keys)));
+    const std::string key = item.substr(0, eq), text = item.substr(eq + 1);
+    const Key* k = nullptr;
+    for (const Key& c : keys)
+      if (key == c.name) k = &c;
+    if (!k) fail(fmt::format("{}: unknown key \"{}\" (expected {})", w.name, key, names(keys)));
+    if (seen[key]) fail(fmt::format("{}: {} is given twice", w.name, key));
+    seen[key] = true;
+    char* end = nullptr;
+    const double v = text.empty() ? NAN : std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !std::isfinite(v))
+      fail(fmt::format("{}: {}={} is not a number", w.name, key, text));
+    if (v < k->min || (k->integer && (v != std::floor(v) || v > 1e15)))
+      fail(fmt::format("{}: {}={} must be {} >= {:g}", w.name, key, text, k->integer ? "a whole number" : "a number",
+                       k->min));
+    w.values[key] = v;
+  }
+  return w;
+}
+
+std::vector<sim::Demand> make_demands(const WorkloadSpec& w, std::size_t gpus) {
+  std::vector<sim::Demand> out;
+  try {
+    if (w.name == "uniform") {
+      out.push_back(sim::uniform_demand(gpus, w.values.at("bytes")));
+    } else if (w.name == "hotspot") {
+      const std::size_t hot = size(w, "hot");
+      if (hot >= gpus) fail(fmt::format("hotspot: hot={} is not a GPU (the catalog has {})", hot, gpus));
+      out.push_back(whole(sim::hot_spot_demand(gpus, w.values.at("bytes"), hot, w.values.at("factor"))));
+    } else if (w.name == "moe") {
+      out.push_back(sim::moe_dispatch_demand(gpus, moe_options(w)));
+    } else if (w.name == "seqpar") {
+      sim::SequenceParallelOptions o;
+      o.tokens_per_gpu = size(w, "tokens");
+      o.hidden = size(w, "hidden");
+      o.bytes_per_element = size(w, "elem");
+      out.push_back(whole(sim::sequence_parallel_demand(gpus, o)));
+    } else if (w.name == "drift") {
+      out = sim::drifting_moe_sequence(gpus, moe_options(w), size(w, "calls"));
+    }
+  } catch (const std::invalid_argument& e) {
+    fail(fmt::format("{}: {}", w.name, e.what()));
+  }
+  return out;
+}
+
+}  // namespace vp::sim_cli
