@@ -249,7 +249,9 @@ def main():
       "holds it (`check_schedule`).")
     w("")
     w("* **VarioPath**: the runtime planner (`vpcat::Planner`, docs/planner.md) on the platform's catalog, "
-      "its steps run as planned, on its own routes (NIC choices included).")
+      "its steps run as planned, on its own routes (NIC choices included), with default options: the planner "
+      "returns one-port channel steps, a single shared step (every payload at once at fair-share rates), or "
+      "channel steps ended by a shared step for the rest, whichever it expects shortest.")
     w("* **fan-out**: every transfer at once on default routes (each side's nearest NIC with GPUDirect RDMA), as NCCL and MPI post an AlltoAllv.")
     w("* **SpreadOut**: n−1 shifted permutations, step k sends i → (i+k) mod n.")
     w("* **FAST-like**: server-level Birkhoff–von Neumann decomposition with intra-server balancing and "
@@ -260,7 +262,9 @@ def main():
     w("The **lower bound** is the cut bound of DESIGN §7: for every GPU link, PCIe switch, host-bridge and "
       "socket subtree, node NIC set, fabric leaf and rail (a rail switch with the PCIe subtrees of its NICs), "
       "the bytes that must cross it over its capacity; the largest, plus one latency. No schedule can beat it; "
-      "it ignores forwarding capacities, so where a root complex binds it is loose. *time / bound* is the "
+      "forwarding capacities count only on a single node (in a cluster a relay through the network can go "
+      "around a root complex), so where a root complex binds in a cluster (AWS g6, MI300X cross-socket "
+      "traffic) the bound is loose and every scheduler reads well above 1. *time / bound* is the "
       "simulated completion time over that bound (1.00 = optimal); *speedup* is a baseline's time over "
       "VarioPath's.")
     w("")
