@@ -966,6 +966,7 @@ TEST_CASE("planner: bad demands and options get the C++ status and message, and 
         "options.chunk_align_bytes: invalid plan option (0: must be at least 1)");
   o = vpcat_plan_options_default();
   o.max_steps = 1;
+  o.one_port = 1;  // channel steps: a uniform demand would otherwise be one shared step
   CHECK(vpcat_planner_plan_dense_u64(c.planner, demand.data(), n, &o, c.plan, &err) == VPCAT_E_STEP_LIMIT);
   CHECK(err.code == VPCAT_E_STEP_LIMIT);
   check_empty(c.plan);

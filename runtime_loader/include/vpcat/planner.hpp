@@ -73,38 +73,7 @@ class Planner {
       scratch_ready_ = true;
     }
     if (PlanStatus s = greedy_.load(model_, demand); !s.ok()) return s;
-    // The shared step's expected time bounds the channel plan's search: the
-    // greedy gives up once its steps add up to more (shared_step.hpp).
-    const double shared_us = options.one_port ? std::numeric_limits<double>::infinity()
-                                              : shared_.expected_us(model_, greedy_.remaining(), options.latency_us);
-    bool gave_up = false;
-    detail::Greedy::Checkpoint marks[detail::Greedy::kMaxCheckpoints];
-    std::size_t mark_count = 0;
-    PlanStatus s = greedy_.run(model_, options, shared_us, out.steps_, out.transfers_, out.estimated_us_, gave_up,
-                               options.one_port ? nullptr : &shared_, marks, mark_count);
-    if (s.ok() && gave_up) {
-      out.clear();
-      if (PlanStatus r = greedy_.load(model_, demand); !r.ok()) return r;
-      s = shared_.emit(model_, greedy_.remaining(), options.latency_us, out.steps_, out.transfers_,
-                       out.estimated_us_);
-    } else if (s.ok()) {
-      // Channel steps up to a checkpoint, then one shared step for the rest,
-      // when that is expected shorter than the channel steps to the end.
-      std::size_t best = mark_count;
-      double best_us = out.estimated_us_;
-      for (std::size_t k = 0; k < mark_count; ++k)
-        if (marks[k].estimated_us + marks[k].rest_us < best_us) best = k, best_us = marks[k].estimated_us + marks[k].rest_us;
-      if (best < mark_count) {
-        out.steps_.resize(marks[best].steps);
-        out.transfers_.resize(marks[best].transfers);
-        out.estimated_us_ = marks[best].estimated_us;
-        if (PlanStatus r = greedy_.load(model_, demand); !r.ok()) return r;
-        greedy_.subtract(out.transfers_.data(), out.transfers_.size());
-        s = shared_.emit(model_, greedy_.remaining(), options.latency_us, out.steps_, out.transfers_,
-                         out.estimated_us_);
-      }
-    }
-    if (!s.ok()) {
+    if (PlanStatus s = build(demand, options, out); !s.ok()) {
       out.clear();
       return s;
     }
@@ -152,6 +121,58 @@ class Planner {
   }
 
  private:
+  static constexpr double kNearBound = 1.02;
+
+  // The plan of the loaded demand (docs/planner.md "Two plan shapes"):
+  // channel steps, the shared step, or channel steps up to a checkpoint and
+  // the shared step for the rest, whichever is expected shortest.
+  PlanStatus build(const Demand& demand, const PlanOptions& options, Plan& out) noexcept {
+    if (options.one_port) {
+      std::size_t none = 0;
+      bool gave_up = false;
+      return greedy_.run(model_, options, std::numeric_limits<double>::infinity(), out.steps_, out.transfers_,
+                         out.estimated_us_, gave_up, nullptr, nullptr, none);
+    }
+    // The shared step's expectation; within kNearBound of a bound no plan
+    // can beat, it is kept without searching channel steps.
+    const double shared_us = shared_.expected_us(model_, greedy_.remaining(), options.latency_us);
+    if (shared_us <= detail::SharedStep::kMargin * kNearBound *
+                         (options.latency_us + greedy_.endpoint_bound_us(model_)))
+      return shared_.emit(model_, greedy_.remaining(), options.latency_us, out.steps_, out.transfers_,
+                          out.estimated_us_);
+    // Channel steps, given up once their estimates add up to more than the
+    // shared step's expectation.
+    bool gave_up = false;
+    detail::Greedy::Checkpoint marks[detail::Greedy::kMaxCheckpoints];
+    std::size_t mark_count = 0;
+    if (PlanStatus s = greedy_.run(model_, options, shared_us, out.steps_, out.transfers_, out.estimated_us_,
+                                   gave_up, &shared_, marks, mark_count);
+        !s.ok())
+      return s;
+    if (gave_up) return shared_rest(demand, options, 0, 0, 0.0, out);
+    // The best checkpoint, if one beats the channel steps to the end.
+    std::size_t best = mark_count;
+    double best_us = out.estimated_us_;
+    for (std::size_t k = 0; k < mark_count; ++k) {
+      if (marks[k].estimated_us + marks[k].rest_us < best_us) best = k, best_us = marks[k].estimated_us + marks[k].rest_us;
+    }
+    if (best == mark_count) return {};
+    return shared_rest(demand, options, marks[best].steps, marks[best].transfers, marks[best].estimated_us, out);
+  }
+
+  // Keep the first `steps` steps (`transfers` transfers, estimated_us) of
+  // `out` and carry the rest of the demand in one shared step.
+  PlanStatus shared_rest(const Demand& demand, const PlanOptions& options, std::size_t steps, std::size_t transfers,
+                         double estimated_us, Plan& out) noexcept {
+    out.steps_.resize(steps);          // shrinking: cannot fail
+    out.transfers_.resize(transfers);
+    out.estimated_us_ = estimated_us;
+    if (PlanStatus s = greedy_.load(model_, demand); !s.ok()) return s;  // the greedy consumed it
+    greedy_.subtract(out.transfers_.data(), out.transfers_.size());
+    return shared_.emit(model_, greedy_.remaining(), options.latency_us, out.steps_, out.transfers_,
+                        out.estimated_us_);
+  }
+
   static PlanStatus check(const PlanOptions& o) noexcept {
     if (!(o.latency_us >= 0) || !std::isfinite(o.latency_us))
       return PlanStatus::at(PlanError::bad_options, "options.latency_us", "%g: must be a finite number >= 0",

@@ -181,6 +181,35 @@ class Greedy {
   }
 
   std::uint64_t total_bytes() const noexcept { return loaded_bytes_; }
+  // A lower bound on any plan of the loaded demand, latency excluded: the
+  // busiest GPU link (bytes a GPU sends or receives over its link's
+  // capacity) and the busiest node NIC set (inter-node bytes a node sends
+  // or receives over the sum of its usable NIC lanes' capacities).
+  double endpoint_bound_us(const ClusterModel& m) const noexcept {
+    double worst = 0.0;
+    auto at_least = [&](double bytes, double gbps) {
+      if (gbps > 0 && bytes / (gbps * 1e3) > worst) worst = bytes / (gbps * 1e3);
+    };
+    for (std::uint32_t a = 0; a < nn_; ++a) {
+      const NodeModel& na = m.node(a);
+      const TypeModel& t = m.type(na.type);
+      const double* leaf = m.leaf_caps(t);
+      for (std::uint32_t g = 0; g < t.gpus; ++g) {
+        at_least(static_cast<double>(send_left_[na.first_gpu + g]), leaf[g]);
+        at_least(static_cast<double>(recv_left_[na.first_gpu + g]), leaf[t.gpus + g]);
+      }
+      double out = 0.0, in = 0.0;
+      for (std::uint64_t lanes = t.usable_mask; lanes != 0; lanes &= lanes - 1) {
+        const std::uint32_t k = lowest(lanes);
+        out += leaf[2 * t.gpus + k];
+        in += leaf[2 * t.gpus + t.nics + k];
+      }
+      at_least(static_cast<double>(out_left_[a]), out);
+      at_least(static_cast<double>(in_left_[a]), in);
+    }
+    return worst;
+  }
+
   // The remaining demand, GPUs x GPUs row-major (the loaded demand before run()).
   const std::uint64_t* remaining() const noexcept { return R_.data(); }
   // Take the bytes of planned transfers off the remaining demand (load()ed
@@ -289,13 +318,13 @@ class Greedy {
   }
   static double min2(double x, double y) noexcept { return x < y ? x : y; }
 
-  // Once a fifth of the bytes are planned, a plan whose pace (estimate per
-  // byte so far) projects kGiveUpMargin over the alternative is abandoned:
-  // the first steps, which carry the heaviest payloads, are its best ones.
-  static constexpr double kGiveUpMargin = 1.15;
+  // Once 5% of the bytes are planned, a plan whose pace (estimate per byte
+  // so far) projects kGiveUpMargin over the alternative is abandoned: the
+  // first steps, which carry the heaviest payloads, are its best ones.
+  static constexpr double kGiveUpMargin = 1.1;
   bool projected_over(double estimated_us, double give_up_us) const noexcept {
     const double done = 1.0 - static_cast<double>(total_left_) / static_cast<double>(loaded_bytes_);
-    return done >= 0.2 && estimated_us > give_up_us * kGiveUpMargin * done;
+    return done >= 0.05 && estimated_us > give_up_us * kGiveUpMargin * done;
   }
 
   // ---- loading ---------------------------------------------------------------------
