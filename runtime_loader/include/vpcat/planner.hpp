@@ -138,7 +138,7 @@ class Planner {
     const double shared_us = shared_.expected_us(model_, greedy_.remaining(), options.latency_us);
     if (shared_us <= detail::SharedStep::kMargin * kNearBound *
                          (options.latency_us + greedy_.endpoint_bound_us(model_)))
-      return shared_.emit(model_, greedy_.remaining(), options.latency_us, out.steps_, out.transfers_,
+      return shared_.emit(model_, greedy_.remaining(), options.latency_us, true, out.steps_, out.transfers_,
                           out.estimated_us_);
     // Channel steps, given up once their estimates add up to more than the
     // shared step's expectation.
@@ -169,7 +169,7 @@ class Planner {
     out.estimated_us_ = estimated_us;
     if (PlanStatus s = greedy_.load(model_, demand); !s.ok()) return s;  // the greedy consumed it
     greedy_.subtract(out.transfers_.data(), out.transfers_.size());
-    return shared_.emit(model_, greedy_.remaining(), options.latency_us, out.steps_, out.transfers_,
+    return shared_.emit(model_, greedy_.remaining(), options.latency_us, false, out.steps_, out.transfers_,
                         out.estimated_us_);
   }
 

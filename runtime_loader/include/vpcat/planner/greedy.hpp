@@ -183,9 +183,11 @@ class Greedy {
   std::uint64_t total_bytes() const noexcept { return loaded_bytes_; }
   // A lower bound on any plan of the loaded demand, latency excluded: the
   // busiest GPU link (bytes a GPU sends or receives over its link's
-  // capacity) and the busiest node NIC set (inter-node bytes a node sends
-  // or receives over the sum of its usable NIC lanes' capacities).
-  double endpoint_bound_us(const ClusterModel& m) const noexcept {
+  // capacity), the busiest node NIC set (inter-node bytes a node sends or
+  // receives over the sum of its usable NIC lanes' capacities) and, on a
+  // leaf/spine fabric, the busiest leaf uplink (bytes between its nodes and
+  // other leaves' over its capacity).
+  double endpoint_bound_us(const ClusterModel& m) noexcept {
     double worst = 0.0;
     auto at_least = [&](double bytes, double gbps) {
       if (gbps > 0 && bytes / (gbps * 1e3) > worst) worst = bytes / (gbps * 1e3);
@@ -206,6 +208,21 @@ class Greedy {
       }
       at_least(static_cast<double>(out_left_[a]), out);
       at_least(static_cast<double>(in_left_[a]), in);
+    }
+    if (m.spine() && nn_ > 0 && node_switch_[0] != kNone) {  // leaf/spine: spine_up_/down_ as scratch
+      for (std::uint32_t k = 0; k < m.switches(); ++k) spine_up_[k] = spine_down_[k] = 0.0;
+      for (std::uint32_t a = 0; a < nn_; ++a) {
+        const std::uint64_t* row = V_.data() + std::size_t{a} * nn_;
+        for (std::uint32_t b = 0; b < nn_; ++b) {
+          if (row[b] == 0 || node_switch_[a] == node_switch_[b]) continue;
+          spine_up_[node_switch_[a]] += static_cast<double>(row[b]);
+          spine_down_[node_switch_[b]] += static_cast<double>(row[b]);
+        }
+      }
+      for (std::uint32_t k = 0; k < m.switches(); ++k) {
+        at_least(spine_up_[k], m.spine_cap(k));
+        at_least(spine_down_[k], m.spine_cap(k));
+      }
     }
     return worst;
   }

@@ -90,10 +90,11 @@ class SharedStep {
     return kMargin * (latency_us + busiest);
   }
 
-  // Append the shared step for R.
-  PlanStatus emit(const ClusterModel& m, const std::uint64_t* R, double latency_us, PodBuffer<PlanStep>& steps,
-                  PodBuffer<PlanTransfer>& transfers, double& estimated_us) noexcept {
-    count(m, R);
+  // Append the shared step for R. `counted`: expected_us() was the last call
+  // and R has not changed since (its per-resource counts still hold).
+  PlanStatus emit(const ClusterModel& m, const std::uint64_t* R, double latency_us, bool counted,
+                  PodBuffer<PlanStep>& steps, PodBuffer<PlanTransfer>& transfers, double& estimated_us) noexcept {
+    if (!counted) count(m, R);
     if (payloads_ == 0) return {};
     if (!transfers.reserve(transfers.size() + payloads_) || !steps.reserve(steps.size() + 1))
       return PlanStatus::at(PlanError::out_of_memory, "plan", "growing the plan to %zu transfers",
