@@ -33,7 +33,7 @@ void expect_correct(Platform& p, const Matrix& d, const vpcat::PlanOptions& o, c
     REQUIRE_MESSAGE(s.ok(), s.message());
     CHECK(check_plan(p, d, plan, c) == "");
     if (one_port)
-      for (std::size_t i = 0; i < plan.step_count(); ++i) CHECK(plan.step(i).ports == 1);
+      for (std::size_t i = 0; i < plan.step_count(); ++i) CHECK((plan.step(i).ports == 1 && plan.step(i).shared == 0));
     if (o.one_port) break;
   }
 }
@@ -292,5 +292,40 @@ TEST_CASE("every step finishes within its estimate under fair sharing") {
       }
       if (std::string(name) == "1n") CHECK(shared > 0);  // the root complexes are shared
     }
+  }
+}
+
+TEST_CASE("the channel plan is kept when it beats the shared step") {
+  // Two payloads through GPUs under one switch: the shared step would put
+  // both on that switch's NIC (nearest), channel steps spread them over
+  // two NICs. The plan must be the channel one, whatever checkpoints the
+  // first step crossed (a regression: skipped checkpoints once read as
+  // free and replaced the plan by the shared step at twice the time).
+  Platform& p = mut(platform("4n-switch"));
+  Matrix d(std::size_t{p.gpus} * p.gpus, 0);
+  d[0 * p.gpus + 8] = 100'000'000;
+  d[1 * p.gpus + 10] = 60'000'000;
+  vpcat::PlanOptions one_port;
+  one_port.one_port = true;
+  vpcat::Plan channels, chosen;
+  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), one_port, channels).ok());
+  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, chosen).ok());
+  CHECK(check_plan(p, d, chosen) == "");
+  CHECK(chosen.estimated_us() == doctest::Approx(channels.estimated_us()));
+  CHECK(chosen.step(chosen.step_count() - 1).shared == 0);
+}
+
+TEST_CASE("at the step limit, channel steps end in the shared step instead of failing") {
+  Platform& p = mut(platform("4n-switch"));
+  const Matrix d = zipf_moe(p.gpus, 1.0, 5);
+  for (std::uint32_t limit : {1u, 2u, 3u, 10u}) {
+    vpcat::PlanOptions o;
+    o.max_steps = limit;
+    vpcat::Plan plan;
+    const vpcat::PlanStatus s = p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), o, plan);
+    INFO("max_steps " << limit);
+    REQUIRE_MESSAGE(s.ok(), s.message());
+    CHECK(plan.step_count() <= limit);
+    CHECK(check_plan(p, d, plan) == "");
   }
 }

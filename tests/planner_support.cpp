@@ -207,6 +207,7 @@ std::vector<StepCopy> copy_steps(const vpcat::Plan& plan) {
     c.transfers.assign(plan.step_transfers(i), plan.step_transfers(i) + plan.step(i).count);
     c.duration_us = plan.step(i).duration_us;
     c.ports = plan.step(i).ports;
+    c.shared = plan.step(i).shared != 0;
     out.push_back(std::move(c));
   }
   return out;
@@ -281,9 +282,10 @@ std::string check_steps(const Platform& p, const Matrix& demand, const std::vect
     // many as it claims.
     ContentionOptions co;
     co.ports_per_gpu = static_cast<int>(steps[i].ports);
-    if (steps[i].ports != 1 && i + 1 != steps.size())
-      return fmt::format("step {} of {} claims {} ports: only a plan's last step may be shared", i, steps.size(),
-                         steps[i].ports);
+    if (steps[i].shared && i + 1 != steps.size())
+      return fmt::format("step {} of {} is shared: only a plan's last step may be", i, steps.size());
+    if (!steps[i].shared && steps[i].ports != 1)
+      return fmt::format("channel step {} claims {} ports", i, steps[i].ports);
     const ContentionReport report = check_contention(p.topology, transfers, co);
     if (!report.ok()) return fmt::format("step {}: {}", i, report.message);
     if (steps[i].duration_us + 1e-9 < longest) return fmt::format("step {}: duration below its longest transfer", i);

@@ -76,6 +76,7 @@ struct StepCopy {
   std::vector<vpcat::PlanTransfer> transfers;
   double duration_us = 0;
   std::uint32_t ports = 1;  // the step's claim: most transfers per GPU and direction
+  bool shared = false;      // the shared step
 };
 std::vector<StepCopy> copy_steps(const vpcat::Plan& plan);
 std::string check_steps(const Platform& p, const Matrix& demand, const std::vector<StepCopy>& steps,

@@ -523,9 +523,10 @@ VPCAT_API vpcat_status vpcat_planner_plan_sparse(vpcat_planner* planner, const v
 
 /* ---- plans ------------------------------------------------------------------------------
  * Steps run one after another; the transfers of a step run at once. A
- * one-port step (vpcat_step.ports == 1, always with one_port options) has at
- * most one transfer per sending GPU, so gpu_count transfers hold it; size a
- * buffer for any step from vpcat_step.count. */
+ * channel step (vpcat_step.shared == 0; every step with one_port options)
+ * has at most one transfer per sending GPU, so gpu_count transfers hold it;
+ * the shared step, only ever the last, may hold every payload: size a buffer
+ * for any step from vpcat_step.count. */
 
 #define VPCAT_NO_NIC 0xFFFFu
 
@@ -542,8 +543,10 @@ typedef struct vpcat_transfer {
 typedef struct vpcat_step {
   uint64_t first;     /* index of its first transfer */
   uint32_t count;     /* transfers, >= 1 */
-  uint32_t ports;     /* most transfers any GPU sends or receives in it (1: a one-port channel) */
-  double duration_us; /* estimate: latency + the longest transfer at its planned rate */
+  uint32_t ports;     /* most transfers any GPU sends or receives in it (1 in every channel step) */
+  double duration_us; /* upper estimate: latency + the longest transfer at its planned rate */
+  uint32_t shared;    /* 1: the shared step (only ever a plan's last step), 0: a channel step */
+  uint32_t reserved;
 } vpcat_step;
 
 typedef struct vpcat_plan_summary {

@@ -919,7 +919,7 @@ vpcat_status vpcat_plan_step(const vpcat_plan* plan, std::size_t step, vpcat_ste
   if (step >= plan->plan.step_count()) return VPCAT_E_OUT_OF_RANGE;
   const vpcat::PlanStep& s = plan->plan.step(step);
   vpcat_step r{};
-  r.first = s.first, r.count = s.count, r.ports = s.ports, r.duration_us = s.duration_us;
+  r.first = s.first, r.count = s.count, r.ports = s.ports, r.duration_us = s.duration_us, r.shared = s.shared;
   *out = r;
   return VPCAT_OK;
 }

@@ -23,8 +23,8 @@ std::string plan_json(const vpcat::Planner& planner, const vpcat::Plan& plan, co
   std::vector<std::uint64_t> links(planner.max_route_links());
   for (std::size_t i = 0; i < plan.step_count(); ++i) {
     const vpcat::PlanStep& step = plan.step(i);
-    fmt::format_to(it, "{}\n    {{\"duration_us\": {:.3f}, \"ports\": {}, \"transfers\": [", i ? "," : "",
-                   step.duration_us, step.ports);
+    fmt::format_to(it, "{}\n    {{\"duration_us\": {:.3f}, \"ports\": {}, \"shared\": {}, \"transfers\": [",
+                   i ? "," : "", step.duration_us, step.ports, step.shared != 0);
     for (std::uint32_t k = 0; k < step.count; ++k) {
       const vpcat::PlanTransfer& t = plan.step_transfers(i)[k];
       fmt::format_to(it, "{}\n      {{\"src\": {}, \"dst\": {}, \"bytes\": {}, \"origin\": {}, \"final\": {}, \"gbps\": {}, ",

@@ -149,14 +149,14 @@ class Planner {
                                    gave_up, &shared_, marks, mark_count);
         !s.ok())
       return s;
-    if (gave_up) return shared_rest(demand, options, 0, 0, 0.0, out);
-    // The best checkpoint, if one beats the channel steps to the end.
+    // The best checkpoint, if one beats the channel steps to the end (or,
+    // when they were given up, the shared step alone).
     std::size_t best = mark_count;
-    double best_us = out.estimated_us_;
+    double best_us = gave_up ? shared_us : out.estimated_us_;
     for (std::size_t k = 0; k < mark_count; ++k) {
       if (marks[k].estimated_us + marks[k].rest_us < best_us) best = k, best_us = marks[k].estimated_us + marks[k].rest_us;
     }
-    if (best == mark_count) return {};
+    if (best == mark_count) return gave_up ? shared_rest(demand, options, 0, 0, 0.0, out) : PlanStatus{};
     return shared_rest(demand, options, marks[best].steps, marks[best].transfers, marks[best].estimated_us, out);
   }
 

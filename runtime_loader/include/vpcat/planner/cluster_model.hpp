@@ -331,7 +331,9 @@ class ClusterModel {
                               nt.index(), rv.link_count(), rv.forwarder_count());
     }
 
-    // The endpoints' own links (a NIC's also capped by its port).
+    // The endpoints' own links (a NIC's also capped by its port). The catalog
+    // is a PCIe tree (verified): a GPU or NIC has one link to its parent and
+    // one back, so each of these slots is written once.
     t.leaf_first = static_cast<std::uint32_t>(leaf_caps_.size());
     if (!leaf_caps_.resize(leaf_caps_.size() + 2 * (std::size_t{t.gpus} + t.nics))) return oom();
     double* leaf = leaf_caps_.data() + t.leaf_first;

@@ -16,9 +16,10 @@
 //      nearest NICs on both sides, a second any NIC: a hot GPU whose nearest
 //      NIC is taken gets a farther one;
 //  (c) the ports left idle get intra-node flows, longest remaining transfer
-//      time first, where the node's shared resources still have room;
+//      time first, where the node's shared resources still have room, or
+//      sharing a resource at a fair-share planned rate (see fill_intra);
 //  (d) the step lasts tau, chosen among the flows' remaining times at their
-//      solo rates (and the floor min_step_latencies x latency, below which no
+//      planned rates (and the floor min_step_latencies x latency, below which no
 //      step is cut) as the one that moves the most bytes per microsecond once
 //      the step's start-up latency is paid; every flow sends
 //      min(remaining, rate x tau) bytes (PlanOptions' chunk rules).
@@ -230,7 +231,9 @@ class Greedy {
   // The remaining demand, GPUs x GPUs row-major (the loaded demand before run()).
   const std::uint64_t* remaining() const noexcept { return R_.data(); }
   // Take the bytes of planned transfers off the remaining demand (load()ed
-  // again before): what is left after a prefix of a plan.
+  // again before): what is left after a prefix of a plan. Only the matrix
+  // (remaining()) is updated, not the totals and masks run() keeps: call
+  // load() again before run() or endpoint_bound_us().
   void subtract(const PlanTransfer* t, std::size_t count) noexcept {
     for (std::size_t k = 0; k < count; ++k) R_[std::size_t{t[k].origin} * n_ + t[k].final] -= t[k].bytes;
   }
@@ -248,17 +251,24 @@ class Greedy {
 
   // Plan the loaded demand: append steps and transfers. Gives up (gave_up,
   // ok status, the output partial) as soon as the steps' estimates add up
-  // to more than give_up_us. With `rest` (the shared step), records up to
-  // kMaxCheckpoints checkpoints in `marks` (count in `mark_count`).
+  // to more than give_up_us. With `rest` (the shared step may follow),
+  // records up to kMaxCheckpoints checkpoints in `marks` (count in
+  // `mark_count`), each leaving room for one more step under max_steps, and
+  // gives up instead of failing at the step limit.
   PlanStatus run(const ClusterModel& m, const PlanOptions& o, double give_up_us, PodBuffer<PlanStep>& steps,
                  PodBuffer<PlanTransfer>& transfers, double& estimated_us, bool& gave_up, SharedStep* rest,
                  Checkpoint* marks, std::size_t& mark_count) noexcept {
     mark_count = 0;
+    std::size_t next_mark = 0;  // index into kCheckpoints of the next threshold
     const double floor_us = o.min_step_latencies * o.latency_us;
     init_orders(m);
     std::uint32_t step_index = 0;
     while (total_left_ > 0) {
       if (steps.size() >= o.max_steps) {
+        if (rest != nullptr) {
+          gave_up = true;
+          return {};
+        }
         return PlanStatus::at(PlanError::step_limit, "plan", "max_steps %u reached with %llu bytes left", o.max_steps,
                               static_cast<unsigned long long>(total_left_));
       }
@@ -295,14 +305,14 @@ class Greedy {
         gave_up = true;
         return {};
       }
-      if (rest != nullptr && mark_count < kMaxCheckpoints && total_left_ > 0 &&
-          static_cast<double>(total_left_) <= kCheckpoints[mark_count] * static_cast<double>(loaded_bytes_)) {
-        while (mark_count + 1 < kMaxCheckpoints &&
-               static_cast<double>(total_left_) <= kCheckpoints[mark_count + 1] * static_cast<double>(loaded_bytes_))
-          ++mark_count;  // several thresholds crossed at once: one mark, at the last
-        marks[mark_count] = Checkpoint{steps.size(), transfers.size(), estimated_us,
-                                       rest->expected_us(m, R_.data(), o.latency_us)};
-        ++mark_count;
+      if (rest != nullptr && next_mark < kMaxCheckpoints && total_left_ > 0 && steps.size() < o.max_steps &&
+          static_cast<double>(total_left_) <= kCheckpoints[next_mark] * static_cast<double>(loaded_bytes_)) {
+        // Several thresholds crossed at once make one mark.
+        while (next_mark < kMaxCheckpoints &&
+               static_cast<double>(total_left_) <= kCheckpoints[next_mark] * static_cast<double>(loaded_bytes_))
+          ++next_mark;
+        marks[mark_count++] = Checkpoint{steps.size(), transfers.size(), estimated_us,
+                                         rest->expected_us(m, R_.data(), o.latency_us)};
       }
       ++step_index;
     }

@@ -1,12 +1,16 @@
 // A plan: the ordered steps of one AlltoAllv call, and the options that
 // shape it.
 //
-// Step i runs after step i-1 has finished. Each step is a contention-free
-// channel instance (DESIGN.md §3) at its transfers' planned rates: every GPU
-// sends at most one transfer and receives at most one, every transfer has a
-// planned rate at most its route's solo rate, and with every transfer at its
-// planned rate no directed link, forwarding component or NIC port is over
-// its capacity and the fabric rule of the catalog holds. A planned rate
+// Step i runs after step i-1 has finished. A channel step is a
+// contention-free channel instance (DESIGN.md §3) at its transfers' planned
+// rates: every GPU sends at most one transfer and receives at most one,
+// every transfer has a planned rate at most its route's solo rate, and with
+// every transfer at its planned rate no directed link, forwarding component
+// or NIC port is over its capacity and the fabric rule of the catalog holds.
+// A plan's last step may instead be the shared step (PlanStep::shared):
+// every payload left, at once, on default routes, a GPU sending and
+// receiving several (PlanStep::ports), at planned rates that add up to at
+// most every capacity. A planned rate
 // below the solo rate marks a resource that the step's transfers share; the
 // planner only plans rates that max-min fair sharing guarantees (a resource
 // with n transfers cannot saturate before each has capacity / n), so a step
@@ -74,8 +78,10 @@ struct PlanTransfer {
 struct PlanStep {
   std::uint64_t first = 0;    // index of its first transfer in Plan::transfers()
   std::uint32_t count = 0;    // transfers, >= 1
-  std::uint32_t ports = 1;    // most transfers any GPU sends or receives in it (1: a one-port channel)
-  double duration_us = 0.0;   // estimate: latency + the longest transfer at its planned rate
+  std::uint32_t ports = 1;    // most transfers any GPU sends or receives in it (1 in every channel step)
+  double duration_us = 0.0;   // upper estimate: latency + the longest transfer at its planned rate
+  std::uint32_t shared = 0;   // 1: the shared step (only ever a plan's last step), 0: a channel step
+  std::uint32_t reserved = 0;
 };
 
 class Plan {

@@ -103,6 +103,7 @@ class SharedStep {
     step.first = transfers.size();
     step.count = static_cast<std::uint32_t>(payloads_);
     step.ports = ports_;
+    step.shared = 1;
     double longest = 0.0;
     for_each_payload(m, R, [&](const Payload& p) {
       PlanTransfer x;
