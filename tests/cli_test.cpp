@@ -10,19 +10,13 @@
 
 using vp::test::fixture;
 using vp::test::RunResult;
+using vp::test::shell_quote;
 using vp::test::TempDir;
 
 namespace {
 
 const std::string kBin = VP_ANALYZE_BIN;
 const std::string kPlatform = fixture("platforms/pcie-gen4-2s4sw8g.json");
-
-// Single-quote `s` for /bin/sh.
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 RunResult analyze(const std::string& args) { return vp::test::run(shell_quote(kBin) + " " + args); }
 RunResult topology_of(const std::string& path, const std::string& more = "") {

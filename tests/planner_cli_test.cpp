@@ -23,12 +23,6 @@ namespace {
 const std::string kBin = VP_PLAN_BIN;
 const std::string kAnalyze = VP_ANALYZE_BIN;
 
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 // The 4-node catalog (built in process) in a temporary folder.
 struct Files {
   TempDir dir;
@@ -41,7 +35,7 @@ struct Files {
   }
   RunResult plan(const std::string& demand_text, const std::string& more = "--json") const {
     const std::string demand = dir.write("D.json", demand_text);
-    return vp::test::run(quote(kBin) + " --catalog " + quote(catalog) + " --demand " + quote(demand) + " " + more);
+    return vp::test::run(vp::test::shell_quote(kBin) + " --catalog " + vp::test::shell_quote(catalog) + " --demand " + vp::test::shell_quote(demand) + " " + more);
   }
   std::string demand_path() const { return dir.path() + "/D.json"; }
 };
@@ -76,9 +70,9 @@ TEST_CASE("vp-plan --json: the plan delivers the demand along paths of the topol
   CHECK(plan["planning_us"].get<double>() > 0);
   REQUIRE(plan["steps"].size() > 0);
 
-  const RunResult topo = vp::test::run(quote(kAnalyze) + " topology --input " +
-                                       quote(vp::test::fixture("platforms/pcie-gen4-2s4sw8g.json")) + " --cluster " +
-                                       quote(vp::test::fixture("platforms/pcie-gen4-2s4sw8g-4n-switch.cluster.json")) +
+  const RunResult topo = vp::test::run(vp::test::shell_quote(kAnalyze) + " topology --input " +
+                                       vp::test::shell_quote(vp::test::fixture("platforms/pcie-gen4-2s4sw8g.json")) + " --cluster " +
+                                       vp::test::shell_quote(vp::test::fixture("platforms/pcie-gen4-2s4sw8g-4n-switch.cluster.json")) +
                                        " --json");
   REQUIRE_MESSAGE(topo.exit_code == 0, topo.err);
   const nlohmann::json t = nlohmann::json::parse(topo.out);
@@ -180,15 +174,15 @@ TEST_CASE("vp-plan: demands the planner refuses name their line") {
 
 TEST_CASE("vp-plan: unreadable files, usage errors") {
   Files f;
-  const RunResult missing = vp::test::run(quote(kBin) + " --catalog " + quote(f.catalog) + " --demand /nonexistent/D.json");
+  const RunResult missing = vp::test::run(vp::test::shell_quote(kBin) + " --catalog " + vp::test::shell_quote(f.catalog) + " --demand /nonexistent/D.json");
   CHECK(missing.exit_code == 2);
   CHECK(missing.err == "vp-plan: error: /nonexistent/D.json: cannot read the file (No such file or directory)\n");
   const std::string not_catalog = f.dir.write("x.vpcat", "hello, world\n");
   const std::string demand = f.dir.write("D.json", "{\"gpus\": 32, \"entries\": []}");
-  const RunResult bad = vp::test::run(quote(kBin) + " --catalog " + quote(not_catalog) + " --demand " + quote(demand));
+  const RunResult bad = vp::test::run(vp::test::shell_quote(kBin) + " --catalog " + vp::test::shell_quote(not_catalog) + " --demand " + vp::test::shell_quote(demand));
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.rfind("vp-plan: error: " + not_catalog + ": header at offset 0x0: not a .vpcat file (bad signature", 0) == 0);
-  const RunResult usage = vp::test::run(quote(kBin) + " --demand " + quote(demand));
+  const RunResult usage = vp::test::run(vp::test::shell_quote(kBin) + " --demand " + vp::test::shell_quote(demand));
   CHECK(usage.exit_code == 1);
   CHECK(usage.err.find("--catalog is required") != std::string::npos);
   const RunResult option = f.plan("{\"gpus\": 32, \"entries\": []}", "--chunk-align-bytes 0");

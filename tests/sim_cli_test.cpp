@@ -21,12 +21,6 @@ namespace {
 
 const std::string kBin = VP_SIM_BIN;
 
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 // The 4-node catalog (built in process) in a temporary folder.
 struct Files {
   TempDir dir;
@@ -35,9 +29,9 @@ struct Files {
     const auto& p = vp::plantest::platform("4n-switch");
     catalog = dir.write("4n.vpcat", std::string(p.bytes.begin(), p.bytes.end()));
   }
-  RunResult sim(const std::string& args) const { return vp::test::run(quote(kBin) + " --catalog " + quote(catalog) + " " + args); }
+  RunResult sim(const std::string& args) const { return vp::test::run(vp::test::shell_quote(kBin) + " --catalog " + vp::test::shell_quote(catalog) + " " + args); }
   RunResult with_demand(const std::string& text, const std::string& more = "--json") const {
-    return sim("--demand " + quote(dir.write("D.json", text)) + " " + more);
+    return sim("--demand " + vp::test::shell_quote(dir.write("D.json", text)) + " " + more);
   }
 };
 
@@ -112,11 +106,11 @@ TEST_CASE("vp-sim errors: where, what, why, and the exit code") {
   check_error(f.sim("--workload uniform --schedulers fanout,nccl"), 1,
               "--schedulers: unknown scheduler \"nccl\" (expected all, or a comma list of variopath, fanout, "
               "spreadout, fast, deepep)");
-  const RunResult missing = vp::test::run(quote(kBin) + " --catalog /nonexistent/c.vpcat --workload uniform");
+  const RunResult missing = vp::test::run(vp::test::shell_quote(kBin) + " --catalog /nonexistent/c.vpcat --workload uniform");
   CHECK(missing.exit_code == 2);
   CHECK(missing.err.rfind("vp-sim: error: /nonexistent/c.vpcat", 0) == 0);
   const std::string not_catalog = f.dir.write("x.vpcat", "hello");
-  const RunResult bad = vp::test::run(quote(kBin) + " --catalog " + quote(not_catalog) + " --workload uniform");
+  const RunResult bad = vp::test::run(vp::test::shell_quote(kBin) + " --catalog " + vp::test::shell_quote(not_catalog) + " --workload uniform");
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.rfind("vp-sim: error: " + not_catalog + ": ", 0) == 0);
   CHECK(f.sim("").exit_code == 1);  // neither --demand nor --workload
@@ -125,7 +119,7 @@ TEST_CASE("vp-sim errors: where, what, why, and the exit code") {
 }
 
 TEST_CASE("vp-sim --help and the README name the same options") {
-  const RunResult r = vp::test::run(quote(kBin) + " --help");
+  const RunResult r = vp::test::run(vp::test::shell_quote(kBin) + " --help");
   REQUIRE(r.exit_code == 0);
   std::set<std::string> help;
   const std::regex option("--[a-z][a-z-]+");

@@ -49,6 +49,12 @@ static std::string slurp(const std::string& path) {
   return s.str();
 }
 
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 RunResult run(const std::string& command) {
   TempDir dir;
   std::string out = dir.path() + "/out", err = dir.path() + "/err";

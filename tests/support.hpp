@@ -33,4 +33,7 @@ struct RunResult {
 // Run `command` through /bin/sh, capturing stdout and stderr separately.
 RunResult run(const std::string& command);
 
+// `s` as one /bin/sh word (single-quoted).
+std::string shell_quote(const std::string& s);
+
 }  // namespace vp::test
