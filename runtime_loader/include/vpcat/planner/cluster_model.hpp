@@ -37,6 +37,7 @@
 
 #include "vpcat/catalog_view.hpp"
 #include "vpcat/planner/buffer.hpp"
+#include "vpcat/planner/plan.hpp"
 #include "vpcat/planner/status.hpp"
 
 namespace vpcat {
@@ -247,33 +248,27 @@ class ClusterModel {
   template <class F>
   std::uint32_t for_each_link(std::uint32_t src, std::uint32_t dst, std::uint16_t src_nic, std::uint16_t dst_nic,
                               F&& f) const noexcept {
-    const std::uint32_t a = gpu_node_[src], b = gpu_node_[dst];
-    const NodeModel &na = nodes_[a], &nb = nodes_[b];
-    const TypeModel &ta = types_[na.type], &tb = types_[nb.type];
-    const std::uint32_t g = src - na.first_gpu, h = dst - nb.first_gpu;
+    const LocalSegments s = local_segments(src, dst, src_nic, dst_nic);
     std::uint32_t n = 0;
-    auto segment = [&](const RouteEntry& r, std::uint64_t base) {
-      for (std::uint32_t k = 0; k < r.link_count; ++k) f(base + route_links_[r.link_first + k]);
+    auto segment = [&](const RouteEntry& r, const NodeModel& node) {
+      for (std::uint32_t k = 0; k < r.link_count; ++k) f(node.first_link + route_links_[r.link_first + k]);
       n += r.link_count;
     };
-    if (src_nic == 0xFFFF) {
-      segment(gg(ta, g, h), na.first_link);
-      return n;
-    }
-    segment(gn(ta, g, src_nic), na.first_link);
-    f(nic_uplink(na.first_nic + src_nic));
+    segment(*s.first, *s.first_node);
+    if (s.second == nullptr) return n;
+    f(nic_uplink(s.first_node->first_nic + src_nic));
     ++n;
     if (spine_) {
-      const std::uint32_t si = switch_of(a, src_nic), sj = switch_of(b, dst_nic);
+      const std::uint32_t si = switch_of(gpu_node_[src], src_nic), sj = switch_of(gpu_node_[dst], dst_nic);
       if (si != sj) {
         f(spine_uplink(si));
         f(spine_uplink(sj) + 1);
         n += 2;
       }
     }
-    f(nic_uplink(nb.first_nic + dst_nic) + 1);
+    f(nic_uplink(s.second_node->first_nic + dst_nic) + 1);
     ++n;
-    segment(ng(tb, dst_nic, h), nb.first_link);
+    segment(*s.second, *s.second_node);
     return n;
   }
   // Calls f(global component id) for every forwarding component the route
@@ -281,21 +276,14 @@ class ClusterModel {
   template <class F>
   std::uint32_t for_each_forwarder(std::uint32_t src, std::uint32_t dst, std::uint16_t src_nic, std::uint16_t dst_nic,
                                    F&& f) const noexcept {
-    const std::uint32_t a = gpu_node_[src], b = gpu_node_[dst];
-    const NodeModel &na = nodes_[a], &nb = nodes_[b];
-    const TypeModel &ta = types_[na.type], &tb = types_[nb.type];
-    const std::uint32_t g = src - na.first_gpu, h = dst - nb.first_gpu;
+    const LocalSegments s = local_segments(src, dst, src_nic, dst_nic);
     std::uint32_t n = 0;
-    auto segment = [&](const RouteEntry& r, std::uint64_t base) {
-      for (std::uint32_t k = 0; k < r.fwd_count; ++k) f(base + route_fwds_[r.fwd_first + k]);
+    auto segment = [&](const RouteEntry& r, const NodeModel& node) {
+      for (std::uint32_t k = 0; k < r.fwd_count; ++k) f(node.first_component + route_fwds_[r.fwd_first + k]);
       n += r.fwd_count;
     };
-    if (src_nic == 0xFFFF) {
-      segment(gg(ta, g, h), na.first_component);
-    } else {
-      segment(gn(ta, g, src_nic), na.first_component);
-      segment(ng(tb, dst_nic, h), nb.first_component);
-    }
+    segment(*s.first, *s.first_node);
+    if (s.second != nullptr) segment(*s.second, *s.second_node);
     return n;
   }
   // The longest route, in links, over every GPU pair and NIC choice.
@@ -603,6 +591,22 @@ class ClusterModel {
   PodBuffer<NodeModel> nodes_;
   PodBuffer<std::uint32_t> gpu_node_;
   PodBuffer<RouteEntry> routes_;
+  // The node-local parts of a route: GPU -> GPU inside a node (second
+  // null), or GPU -> its NIC in the first node and NIC -> GPU in the second.
+  struct LocalSegments {
+    const RouteEntry* first = nullptr;
+    const NodeModel* first_node = nullptr;
+    const RouteEntry* second = nullptr;
+    const NodeModel* second_node = nullptr;
+  };
+  LocalSegments local_segments(std::uint32_t src, std::uint32_t dst, std::uint16_t src_nic,
+                               std::uint16_t dst_nic) const noexcept {
+    const NodeModel &na = nodes_[gpu_node_[src]], &nb = nodes_[gpu_node_[dst]];
+    const std::uint32_t g = src - na.first_gpu, h = dst - nb.first_gpu;
+    if (src_nic == kNoNic) return {&gg(types_[na.type], g, h), &na, nullptr, nullptr};
+    return {&gn(types_[na.type], g, src_nic), &na, &ng(types_[nb.type], dst_nic, h), &nb};
+  }
+
   PodBuffer<std::uint32_t> shared_ids_, route_links_, route_fwds_;
   PodBuffer<double> leaf_caps_;
   PodBuffer<double> caps_;
