@@ -11,13 +11,16 @@
 set -euo pipefail
 
 # Build: compilers, CMake + Ninja, pkg-config.
-# Libraries: hwloc (importer, live probe), Boost.Graph, nlohmann/json, CLI11,
-# fmt, pugixml (NCCL XML), bliss + GMP (automorphisms), Google Benchmark.
+# Libraries: hwloc (importer, live probe) with libhwloc-plugins (its libxml2
+# XML backend: without it hwloc falls back to a minimalistic parser that cannot
+# read every valid XML file; a Recommends of libhwloc15, so it must be named
+# here), Boost.Graph, nlohmann/json, CLI11, fmt, pugixml (NCCL XML), bliss +
+# GMP (automorphisms), Google Benchmark.
 # Tests: doctest, python3 + jsonschema (the schema test), hwloc's lstopo.
 # clang: the fuzz and sanitizer presets.
 packages=(
   build-essential cmake ninja-build pkg-config
-  libhwloc-dev hwloc libboost-graph-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+  libhwloc-dev libhwloc-plugins hwloc libboost-graph-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   doctest-dev libbliss-dev libgmp-dev libpugixml-dev libbenchmark-dev
   python3 python3-jsonschema
   clang

@@ -104,7 +104,48 @@ TEST_CASE("truncated NCCL XML: the line where the parser stopped") {
   check_bad_input(topology_of(path), "vp-analyze: error: " + path + ":8: malformed XML (Error parsing start element tag)\n");
 }
 
+// hwloc's verdicts on a bad file are its libxml2 backend's (libhwloc-plugins,
+// installed by scripts/install-deps.sh); its minimalistic parser fails on valid
+// files too. Tests of those verdicts need the backend and say so.
+void require_libxml2_backend() {
+  RunResult r = topology_of(fixture("real/hwloc-xml/nixl-g5.48xl-topo.xml"));
+  REQUIRE_MESSAGE(r.exit_code == 0, "this test needs hwloc's libxml2 XML backend (Debian package libhwloc-plugins, "
+                                    "installed by scripts/install-deps.sh); vp-analyze said: "
+                                        << r.err);
+}
+
+TEST_CASE("without hwloc's libxml2 backend, a valid file is not called invalid: the message names the backend") {
+  const std::string g5 = fixture("real/hwloc-xml/nixl-g5.48xl-topo.xml");
+  const std::string tail =
+      "; the file may be valid; HWLOC_XML_VERBOSE=1 prints hwloc's diagnostics)\n";
+  // Disabled: hwloc's own switch forces its minimalistic parser.
+  for (const char* var : {"HWLOC_LIBXML_IMPORT", "HWLOC_LIBXML"}) {
+    CAPTURE(var);
+    RunResult r = vp::test::run(std::string(var) + "=0 " + shell_quote(kBin) + " topology --input " + shell_quote(g5));
+    check_bad_input(r, "vp-analyze: error: " + g5 +
+                           ": hwloc cannot load the XML (hwloc's minimalistic XML parser failed: hwloc's libxml2 "
+                           "backend is disabled by " +
+                           var + "=0" + tail);
+  }
+  // Not installed: no plugin where hwloc looks for it.
+  TempDir empty;
+  RunResult r = vp::test::run("HWLOC_PLUGINS_PATH=" + shell_quote(empty.path()) + " " + shell_quote(kBin) +
+                              " topology --input " + shell_quote(g5));
+  check_bad_input(r, "vp-analyze: error: " + g5 +
+                         ": hwloc cannot load the XML (hwloc's minimalistic XML parser failed: hwloc's libxml2 "
+                         "backend is not installed (no hwloc_xml_libxml.so in " +
+                         empty.path() + ": Debian package libhwloc-plugins)" + tail);
+  // With it, every NIXL dump loads.
+  for (const char* name : {"nixl-g5.48xl-topo.xml", "nixl-g6.48xl-topo.xml", "nixl-p4d.24xl-topo.xml",
+                           "nixl-p5.48xl-topo.xml"}) {
+    CAPTURE(name);
+    RunResult ok = topology_of(fixture(std::string("real/hwloc-xml/") + name));
+    CHECK_MESSAGE(ok.exit_code == 0, "needs libhwloc-plugins (scripts/install-deps.sh): " << ok.err);
+  }
+}
+
 TEST_CASE("truncated hwloc XML: libhwloc gives no line, the message says how to get its diagnostics") {
+  require_libxml2_backend();
   TempDir dir;
   std::string path = dir.write("truncated.xml", R"(<?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE topology SYSTEM "hwloc2.dtd">

@@ -51,6 +51,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "hwloc_backend.hpp"
 #include "pci_classify.hpp"
 #include "vp/import/import.hpp"
 #include "vp/topology/errors.hpp"
@@ -120,16 +121,25 @@ bool hwloc_survives(const std::string& path) {
 
 // hwloc prints its XML diagnostics only when HWLOC_XML_VERBOSE is set; without
 // it a bad file fails silently, hence the hint in the messages.
+// Without libxml2 (hwloc_backend.hpp) a failure may be the minimalistic
+// parser's, not the file's: the message says so and names the package.
 void load_xml(hwloc_topology_t topo, const std::string& path) {
+  auto fail = [&](std::string_view what) {
+    HwlocXmlBackend backend = hwloc_xml_backend();
+    if (backend.libxml2) throw InputError(path, 0, fmt::format("hwloc cannot load the XML ({}; {})", what, kVerboseHint));
+    throw InputError(path, 0,
+                     fmt::format("hwloc cannot load the XML (hwloc's minimalistic XML parser failed: hwloc's libxml2 "
+                                 "backend is {}; the file may be valid; {})",
+                                 backend.why_not, kVerboseHint));
+  };
   if (hwloc_topology_set_xml(topo, path.c_str()) != 0) {
     int err = errno;
     if (err != EINVAL) throw InputError(path, 0, fmt::format("cannot read ({})", errno_text(err)));
-    throw InputError(path, 0, fmt::format("hwloc cannot load the XML (malformed XML; {})", kVerboseHint));
+    fail("malformed XML");
   }
   if (!hwloc_survives(path))
     throw InputError(path, 0, "hwloc cannot load the XML (hwloc crashed reading it: the file is damaged)");
-  if (hwloc_topology_load(topo) != 0)
-    throw InputError(path, 0, fmt::format("hwloc cannot load the XML (not a valid hwloc topology; {})", kVerboseHint));
+  if (hwloc_topology_load(topo) != 0) fail("not a valid hwloc topology");
 }
 
 // ---------------------------------------------------------------------------
