@@ -56,7 +56,8 @@ if(MODE STREQUAL "install")
                         ${LIBDIR}/libvpcat.a ${LIBDIR}/cmake/vpcat/vpcatConfig.cmake
                         ${LIBDIR}/cmake/vpcat/vpcatConfigVersion.cmake ${LIBDIR}/cmake/vpcat/vpcatTargets.cmake
                         ${LIBDIR}/pkgconfig/vpcat.pc ${LIBDIR}/pkgconfig/vpcat-c.pc
-                        bin/vp-analyze bin/vp-catalog bin/vp-plan)
+                        bin/vp-analyze bin/vp-catalog bin/vp-plan
+                        share/doc/vpcat/LICENSE share/doc/vpcat/THIRD-PARTY-NOTICES.md)
     if(NOT EXISTS "${PREFIX}/${file}")
       message(FATAL_ERROR "cmake --install did not install ${file}")
     endif()
