@@ -119,6 +119,10 @@ if ((rc != 0)); then
   mkdir -p "$out"
   (cd "$root/work/project" && find . -path '*/Testing/Temporary/LastTest*.log' -o -path '*/fuzz-artifacts/*' -type f) |
     while read -r f; do mkdir -p "$out/$(dirname "$f")" && cp "$root/work/project/$f" "$out/$f"; done
-  log "logs and reproducers copied to $out/"
+  if [[ -n "$(find "$out" -type f -print -quit)" ]]; then
+    log "ctest logs and fuzz reproducers copied to $out/"
+  else
+    rmdir "$out"
+  fi
 fi
 exit "$rc"
