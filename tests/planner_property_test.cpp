@@ -50,6 +50,10 @@ TEST_CASE("uniform demands on every platform") {
 }
 
 TEST_CASE("the 256-GPU leaf/spine platform") {
+  if (small_property_run()) {
+    MESSAGE("VP_PROPERTY_RUN=small: the 256-GPU platform runs in the unit phase only");
+    return;
+  }
   const Platform& p = platform("32n-leafspine");
   CheckOptions c;
   c.max_route_checks = 3000;
@@ -60,7 +64,7 @@ TEST_CASE("the 256-GPU leaf/spine platform") {
 TEST_CASE("random dense demands, with zeros") {
   for (const char* name : {"1n", "4n-switch", "3n-rail-tight", "5n-leafspine-tight", "mixed-4n"}) {
     const Platform& p = platform(name);
-    for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    for (std::uint64_t seed = 1; seed <= property_seeds(12); ++seed) {
       const double zeros = static_cast<double>(seed % 4) * 0.3;
       const std::uint64_t max = seed % 3 == 0 ? 100 : seed % 3 == 1 ? (1 << 20) : (std::uint64_t{1} << 30);
       expect_correct(mut(p), random_dense(p.gpus, max, zeros, seed), {}, "random seed " + std::to_string(seed));
@@ -72,7 +76,7 @@ TEST_CASE("Zipf MoE dispatch demands") {
   for (const char* name : {"4n-switch", "16n-rail", "5n-leafspine-tight", "mixed-4n"}) {
     const Platform& p = platform(name);
     for (double exponent : {0.5, 0.8, 1.0, 1.2})
-      for (std::uint64_t seed : {1u, 2u})
+      for (std::uint64_t seed = 1; seed <= property_seeds(2); ++seed)
         expect_correct(mut(p), zipf_moe(p.gpus, exponent, seed), {},
                        "zipf " + std::to_string(exponent) + " seed " + std::to_string(seed));
   }
@@ -83,7 +87,7 @@ TEST_CASE("hot spots and skewed nodes") {
     const Platform& p = platform(name);
     for (std::uint32_t hot : {0u, p.gpus / 2 + 1, p.gpus - 1})
       expect_correct(mut(p), hot_spot(p.gpus, 1 << 18, hot, 10.0), {}, "hot spot " + std::to_string(hot));
-    for (std::uint64_t seed = 1; seed <= 4; ++seed)
+    for (std::uint64_t seed = 1; seed <= property_seeds(4); ++seed)
       expect_correct(mut(p), skewed_nodes(p.gpus, 8, seed), {}, "skewed nodes seed " + std::to_string(seed));
   }
 }

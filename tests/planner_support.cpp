@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <random>
 #include <stdexcept>
+#include <string_view>
 
 #include "support.hpp"
 #include "vp/analysis/build_catalog.hpp"
@@ -89,6 +91,13 @@ std::unique_ptr<Platform> build_platform(const std::string& name, const Analysis
   if (p->gpus != p->topology.gpus.size()) throw std::runtime_error(name + ": GPU counts differ");
   return p;
 }
+
+bool small_property_run() {
+  const char* run = std::getenv("VP_PROPERTY_RUN");
+  return run != nullptr && std::string_view(run) == "small";
+}
+
+std::uint64_t property_seeds(std::uint64_t full) { return small_property_run() ? std::max<std::uint64_t>(1, full / 4) : full; }
 
 const Platform& platform(const std::string& name) {
   static std::map<std::string, std::unique_ptr<Platform>> cache;

@@ -45,6 +45,13 @@ std::unique_ptr<Platform> build_platform(const std::string& name, const Analysis
 //   "2n-no-gpudirect"   2 pcie-gen4 nodes whose NICs all lack GPUDirect RDMA
 const Platform& platform(const std::string& name);
 
+// How many seeds a property test runs: `full` normally; a quarter of it (at
+// least one) when VP_PROPERTY_RUN=small, as scripts/test.sh sets it for the
+// sanitizer phase, where every case runs several times slower and the full
+// run lives in the unit phase already. small_property_run() says which.
+bool small_property_run();
+std::uint64_t property_seeds(std::uint64_t full);
+
 // Dense row-major demands (row = source), diagonal 0.
 using Matrix = std::vector<std::uint64_t>;
 Matrix uniform(std::uint32_t n, std::uint64_t bytes);
