@@ -241,7 +241,7 @@ def main():
     w("## Method")
     w("")
     w("Every number below comes from the flow-level simulator of [docs/simulator.md](simulator.md) "
-      "(DESIGN.md §7): transfers share every directed link and every forwarding component (root complexes, "
+      "([design.md](design.md) §7): transfers share every directed link and every forwarding component (root complexes, "
       "sockets) max-min fairly; every transfer pays a 5 µs start-up latency; a schedule's steps are barriers. "
       "The simulated machine is rebuilt from each platform's catalog (`vp-sim --catalog`, "
       "`simulator/include/vp/sim/catalog_topology.hpp`), with the same link ids as the planner's routes. "
@@ -259,7 +259,7 @@ def main():
     w("* **DeepEP-like**: inter-node to the same-index GPU of the target node, then PCIe forwarding, in 8 "
       "pipelined chunks.")
     w("")
-    w("The **lower bound** is the cut bound of DESIGN §7: for every GPU link, PCIe switch, host-bridge and "
+    w("The **lower bound** is the cut bound of [design.md](design.md) §7: for every GPU link, PCIe switch, host-bridge and "
       "socket subtree, node NIC set, fabric leaf and rail (a rail switch with the PCIe subtrees of its NICs), "
       "the bytes that must cross it over its capacity; the largest, plus one latency. No schedule can beat it; "
       "forwarding capacities count only on a single node (in a cluster a relay through the network can go "
@@ -312,7 +312,7 @@ def main():
             w(f"| {LABEL[s]} | {mean(all_ratio[s]):.3f} | {worst_case[s]:.2f} | {mean(sp_all[s]):.2f}× "
               f"({gmean(sp_all[s]):.2f}×) | {mean(sp_pcie[s]):.2f}× ({gmean(sp_pcie[s]):.2f}×) |")
     w("")
-    w("### Targets of issue 6")
+    w("### Targets")
     w("")
     w("Means are arithmetic over the cases; \"PCIe platforms\" are the four PCIe Gen4 evaluation platforms; "
       "the drift sequence counts once (mean ratio; its worst call for \"every case\"; total time for speedups).")

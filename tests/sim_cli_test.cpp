@@ -1,7 +1,7 @@
 // vp-sim as a user meets it: the real binary on a catalog, its results
 // (every scheduler at or above the bound), its whole error messages
 // ("where: what (why)") and exit codes (0 ok, 1 usage, 2 bad input), and
-// its --help against the README.
+// its --help against docs/simulator.md.
 #include <doctest/doctest.h>
 
 #include <fstream>
@@ -118,14 +118,14 @@ TEST_CASE("vp-sim errors: where, what, why, and the exit code") {
   CHECK(f.sim("--workload uniform --epsilon 0.5").exit_code == 1);
 }
 
-TEST_CASE("vp-sim --help and the README name the same options") {
+TEST_CASE("vp-sim --help and docs/simulator.md name the same options") {
   const RunResult r = vp::test::run(vp::test::shell_quote(kBin) + " --help");
   REQUIRE(r.exit_code == 0);
   std::set<std::string> help;
   const std::regex option("--[a-z][a-z-]+");
   for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), option); it != std::sregex_iterator(); ++it)
     help.insert(it->str());
-  std::ifstream in(std::string(VP_SOURCE_DIR) + "/README.md");
+  std::ifstream in(std::string(VP_SOURCE_DIR) + "/docs/simulator.md");
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string readme = ss.str();
