@@ -40,16 +40,22 @@ log() { printf 'pristine-root: %s\n' "$*" >&2; }
 die() { printf 'pristine-root: error: %s\n' "$*" >&2; exit 2; }
 
 [[ "$(id -u)" == 0 ]] || die "needs root (chroot and mounts); run it as root"
-repo=$(git -C "$(dirname "$0")/.." rev-parse --show-toplevel)
 cache=${VP_ROOT_CACHE:-/var/cache/variopath-root}
 max_days=${VP_ROOT_MAX_DAYS:-30}
 [[ "$max_days" =~ ^[0-9]+$ ]] || die "VP_ROOT_MAX_DAYS: not a whole number of days: $max_days"
 
-if ! command -v mmdebstrap >/dev/null; then
-  log "installing mmdebstrap"
+# What this script itself needs on the host: mmdebstrap, and git to copy the
+# committed tree.
+needed=()
+command -v mmdebstrap >/dev/null || needed+=(mmdebstrap)
+command -v git >/dev/null || needed+=(git ca-certificates)
+if ((${#needed[@]})); then
+  command -v apt-get >/dev/null || die "missing ${needed[*]} and no apt-get to install them"
+  log "installing ${needed[*]}"
   DEBIAN_FRONTEND=noninteractive apt-get update -q >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends mmdebstrap >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${needed[@]}" >&2
 fi
+repo=$(git -C "$(dirname "$0")/.." rev-parse --show-toplevel)
 
 # The base root, keyed by what builds it.
 suite=bookworm
