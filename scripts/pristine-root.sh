@@ -44,10 +44,11 @@ cache=${VP_ROOT_CACHE:-/var/cache/variopath-root}
 max_days=${VP_ROOT_MAX_DAYS:-30}
 [[ "$max_days" =~ ^[0-9]+$ ]] || die "VP_ROOT_MAX_DAYS: not a whole number of days: $max_days"
 
-# What this script itself needs on the host: mmdebstrap, and git to copy the
-# committed tree.
+# What this script itself needs on the host: mmdebstrap, mount (not in a
+# minimal root), and git to copy the committed tree.
 needed=()
 command -v mmdebstrap >/dev/null || needed+=(mmdebstrap)
+command -v mount >/dev/null || needed+=(mount)
 command -v git >/dev/null || needed+=(git ca-certificates)
 if ((${#needed[@]})); then
   command -v apt-get >/dev/null || die "missing ${needed[*]} and no apt-get to install them"
