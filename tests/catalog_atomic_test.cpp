@@ -1,12 +1,17 @@
-// Atomic output: the new file appears whole, and a failed write leaves the
-// old file and no temporary behind.
+// Atomic output: the new file appears whole, a catalog and its mirror land
+// together, a failed or killed write leaves the old files and no temporary
+// behind, and what is not a regular file is never replaced.
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <random>
 
 #include "catalog_support.hpp"
 #include "support.hpp"
@@ -98,4 +103,196 @@ TEST_CASE("atomic: a missing or read-only folder is an error, the old file stays
   chmod(dir.path().c_str(), 0755);
   CHECK(vp::test::read_text(path) == "old");
   CHECK(entries(dir.path()) == 1);
+}
+
+namespace {
+
+using vp::catalog::OutputFile;
+using vp::catalog::recover_interrupted_writes;
+using vp::catalog::write_files_atomically;
+
+OutputFile out(const std::string& path, const std::string& text) {
+  return OutputFile{path, reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
+}
+
+std::string error_of_pair(const std::string& a, const std::string& b, const std::string& text) {
+  try {
+    write_files_atomically({out(a, text), out(b, text)});
+  } catch (const CatalogError& e) {
+    return e.what();
+  }
+  return "(written)";
+}
+
+// A catalog and its mirror of generation `k`: `size` bytes that name k at both
+// ends, so a torn or mixed file shows.
+std::string generation(const char* what, int k, std::size_t size) {
+  std::string head = std::string(what) + " " + std::to_string(k) + ":";
+  std::string body(size, static_cast<char>('a' + k % 26));
+  body.replace(0, head.size(), head);
+  body.replace(body.size() - head.size(), head.size(), head);
+  return body;
+}
+
+// Which generation a file holds, or -1 when it is not one whole generation.
+int generation_of(const std::string& text, const char* what, std::size_t size) {
+  const std::string prefix = std::string(what) + " ";
+  if (text.size() != size || text.rfind(prefix, 0) != 0) return -1;
+  const int k = std::atoi(text.c_str() + prefix.size());
+  return text == generation(what, k, size) ? k : -1;
+}
+
+}  // namespace
+
+TEST_CASE("atomic: a catalog and its mirror land together") {
+  vp::test::TempDir dir;
+  const std::string cat = dir.path() + "/c.vpcat", json = dir.path() + "/c.json";
+  write_files_atomically({out(cat, "catalog 1"), out(json, "mirror 1")});
+  write_files_atomically({out(cat, "catalog 2"), out(json, "mirror 2")});
+  CHECK(vp::test::read_text(cat) == "catalog 2");
+  CHECK(vp::test::read_text(json) == "mirror 2");
+  CHECK(entries(dir.path()) == 2);  // no temporary, no journal
+}
+
+TEST_CASE("atomic: when the second file cannot be written, neither is replaced") {
+  vp::test::TempDir dir;
+  const std::string cat = dir.path() + "/c.vpcat", json = dir.path() + "/c.json";
+  write_files_atomically({out(cat, "old catalog"), out(json, "old mirror")});
+  const std::string small = "new catalog", big(1 << 16, 'x');
+  std::string error;
+  {
+    FileSizeLimit limit(4096);  // as a full disk: the mirror does not fit
+    try {
+      write_files_atomically({out(cat, small), out(json, big)});
+    } catch (const CatalogError& e) {
+      error = e.what();
+    }
+  }
+  CHECK(error == json + ": cannot write the file (write: File too large)");
+  CHECK(vp::test::read_text(cat) == "old catalog");
+  CHECK(vp::test::read_text(json) == "old mirror");
+  CHECK(entries(dir.path()) == 2);
+}
+
+TEST_CASE("atomic: a full file system keeps the old pair and leaves nothing") {
+  // A small tmpfs where this process may mount one (root); the file size
+  // limit above covers the same path otherwise.
+  vp::test::TempDir dir;
+  const std::string mnt = dir.path() + "/small";
+  fs::create_directory(mnt);
+  if (geteuid() != 0 || vp::test::run("mount -t tmpfs -o size=64k tmpfs " + vp::test::shell_quote(mnt)).exit_code != 0) {
+    MESSAGE("cannot mount a tmpfs here (needs root): the full-disk case runs where it can");
+    return;
+  }
+  struct Unmount {
+    std::string at;
+    ~Unmount() { vp::test::run("umount " + vp::test::shell_quote(at)); }
+  } unmount{mnt};
+  const std::string cat = mnt + "/c.vpcat", json = mnt + "/c.json";
+  write_files_atomically({out(cat, "old catalog"), out(json, "old mirror")});
+  const std::string big(48 << 10, 'x');  // each fits alone; both do not
+  std::string error;
+  try {
+    write_files_atomically({out(cat, big), out(json, big)});
+  } catch (const CatalogError& e) {
+    error = e.what();
+  }
+  CHECK(error == json + ": cannot write the file (write: No space left on device)");
+  CHECK(vp::test::read_text(cat) == "old catalog");
+  CHECK(vp::test::read_text(json) == "old mirror");
+  CHECK(entries(mnt) == 2);
+}
+
+TEST_CASE("atomic: a target that is not a regular file is refused, never replaced") {
+  vp::test::TempDir dir;
+  const std::string fifo = dir.path() + "/fifo", link = dir.path() + "/link", sub = dir.path() + "/sub";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  write(dir.path() + "/real", "real");
+  fs::create_symlink(dir.path() + "/real", link);
+  fs::create_directory(sub);
+  CHECK(error_of(fifo, "x") == fifo + ": cannot write the file (it is a FIFO; refusing to replace it)");
+  CHECK(error_of(link, "x") ==
+        link + ": cannot write the file (it is a symbolic link: name the file it points to; refusing to replace it)");
+  CHECK(error_of(sub, "x") == sub + ": cannot write the file (it is a folder; refusing to replace it)");
+  CHECK(fs::is_fifo(fs::symlink_status(fifo)));
+  CHECK(fs::is_symlink(fs::symlink_status(link)));
+  CHECK(vp::test::read_text(dir.path() + "/real") == "real");
+  if (geteuid() == 0) {  // a device node of our own, never /dev/null itself
+    const std::string dev = dir.path() + "/null";
+    REQUIRE(mknod(dev.c_str(), S_IFCHR | 0600, makedev(1, 3)) == 0);
+    CHECK(error_of(dev, "x") == dev + ": cannot write the file (it is a character device; refusing to replace it)");
+    CHECK(fs::is_character_file(fs::symlink_status(dev)));
+  }
+  CHECK(entries(dir.path()) == (geteuid() == 0 ? 5u : 4u));  // fifo, real, link, sub (, null)
+}
+
+TEST_CASE("atomic: the same file named twice is refused before anything is written") {
+  vp::test::TempDir dir;
+  const std::string cat = dir.path() + "/c.vpcat";
+  CHECK(error_of_pair(cat, cat, "x") ==
+        cat + ": cannot write the file (the same file is already an output of this command)");
+  CHECK(error_of_pair(cat, dir.path() + "/./c.vpcat", "x") ==
+        dir.path() + "/./c.vpcat: cannot write the file (the same file is already an output of this command)");
+  write(cat, "old");
+  REQUIRE(link(cat.c_str(), (dir.path() + "/hard").c_str()) == 0);
+  CHECK(error_of_pair(cat, dir.path() + "/hard", "x") ==
+        dir.path() + "/hard: cannot write the file (the same file is already an output of this command)");
+  CHECK(vp::test::read_text(cat) == "old");
+  CHECK(entries(dir.path()) == 2);
+}
+
+TEST_CASE("atomic: the old file's mode is kept; a new file gets 0666 less the umask") {
+  vp::test::TempDir dir;
+  const std::string path = dir.path() + "/c.vpcat";
+  const mode_t old_mask = umask(022);
+  write(path, "new");
+  CHECK((fs::status(path).permissions() & fs::perms::mask) == static_cast<fs::perms>(0644));
+  chmod(path.c_str(), 0640);
+  write(path, "replaced");
+  CHECK((fs::status(path).permissions() & fs::perms::mask) == static_cast<fs::perms>(0640));
+  umask(old_mask);
+}
+
+TEST_CASE("atomic: killed at random moments, the pair is always whole and ends up consistent") {
+  vp::test::TempDir dir;
+  const std::string cat = dir.path() + "/c.vpcat", json = dir.path() + "/c.json";
+  constexpr std::size_t kCatBytes = 96 << 10, kJsonBytes = 160 << 10;
+  const std::string c0 = generation("catalog", 0, kCatBytes), j0 = generation("mirror", 0, kJsonBytes);
+  write_files_atomically({out(cat, c0), out(json, j0)});
+  std::mt19937 rng(7);
+  int mixed_before_recovery = 0, journals_completed = 0;
+  for (int round = 0; round < 60; ++round) {
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {  // write generations until killed
+      for (int k = 1;; ++k) {
+        const std::string c = generation("catalog", k, kCatBytes), j = generation("mirror", k, kJsonBytes);
+        try {
+          write_files_atomically({out(cat, c), out(json, j)});
+        } catch (...) {
+          _exit(3);
+        }
+      }
+    }
+    usleep(200 + static_cast<useconds_t>(rng() % 20000));
+    kill(child, SIGKILL);
+    int status = 0;
+    waitpid(child, &status, 0);
+    REQUIRE_MESSAGE(WIFSIGNALED(status), "the writer failed instead of being killed");
+    // Whatever moment the kill hit: each file is one whole generation.
+    const int kc = generation_of(vp::test::read_text(cat), "catalog", kCatBytes);
+    const int kj = generation_of(vp::test::read_text(json), "mirror", kJsonBytes);
+    CAPTURE(round);
+    REQUIRE(kc >= 0);
+    REQUIRE(kj >= 0);
+    if (kc != kj) ++mixed_before_recovery;
+    // What the next writer does first: complete the set, remove leftovers.
+    journals_completed += static_cast<int>(recover_interrupted_writes(cat));
+    const int rc = generation_of(vp::test::read_text(cat), "catalog", kCatBytes);
+    const int rj = generation_of(vp::test::read_text(json), "mirror", kJsonBytes);
+    CHECK(rc == rj);
+    CHECK(entries(dir.path()) == 2);
+  }
+  MESSAGE("60 kills: " << mixed_before_recovery << " left a pair mid-commit, " << journals_completed
+                       << " journals completed by recovery");
 }

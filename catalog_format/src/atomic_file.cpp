@@ -1,15 +1,23 @@
-// Atomic replacement of a file: unnamed temporary (O_TMPFILE) or a named one
-// beside the target, fsync, rename, fsync of the folder.
+// Atomic output (atomic_file.hpp): temporaries beside the targets, a commit
+// journal when several files must land together, renames, folder fsyncs, and
+// the recovery of what a killed writer left behind.
 #include "vp/catalog/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>  // HOST_NAME_MAX
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <optional>
 #include <random>
+#include <set>
 
 #include "vp/catalog/errors.hpp"
 
@@ -19,14 +27,71 @@ namespace {
 
 namespace fs = std::filesystem;
 
+constexpr const char* kTempTag = ".tmp.";
+constexpr const char* kJournalTag = ".commit.";
+
 [[noreturn]] void fail(const std::string& path, const std::string& step, int err) {
   throw CatalogError(CatalogError::Kind::unreadable,
                      path + ": cannot write the file (" + step + ": " + std::strerror(err) + ")");
 }
 
-std::string random_suffix() {
+[[noreturn]] void refuse(const std::string& path, const std::string& why) {
+  throw CatalogError(CatalogError::Kind::unreadable, path + ": cannot write the file (" + why + ")");
+}
+
+// This host's name as one word of a file name: letters, digits and '-' only,
+// so that the fields of ".NAME.tmp.HOST.PID.RANDOM" split at dots.
+const std::string& host_word() {
+  static const std::string word = [] {
+    char buf[HOST_NAME_MAX + 1] = {};
+    if (::gethostname(buf, sizeof buf - 1) != 0 || buf[0] == '\0') return std::string("host");
+    std::string w;
+    for (const char* p = buf; *p; ++p) {
+      const char c = *p;
+      const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
+      w += keep ? c : '-';
+    }
+    return w;
+  }();
+  return word;
+}
+
+std::string random_word() {
   std::random_device rd;
-  return std::to_string(rd()) + std::to_string(::getpid());
+  return std::to_string(rd());
+}
+
+std::string temp_name(const std::string& target) {
+  return "." + target + kTempTag + host_word() + "." + std::to_string(::getpid()) + "." + random_word();
+}
+
+// The writer (host, pid) that a temporary or journal name records after
+// `tag`: "HOST.PID" or "HOST.PID.RANDOM"; nullopt when the name is not ours.
+struct Writer {
+  std::string host;
+  long pid = 0;
+};
+std::optional<Writer> writer_of(const std::string& name, const char* tag) {
+  if (name.empty() || name[0] != '.') return std::nullopt;
+  const auto at = name.rfind(tag);
+  if (at == std::string::npos || at == 0) return std::nullopt;
+  const std::string rest = name.substr(at + std::strlen(tag));
+  const auto dot = rest.find('.');
+  if (dot == std::string::npos || dot == 0) return std::nullopt;
+  const std::string pid_text = rest.substr(dot + 1, rest.find('.', dot + 1) - dot - 1);
+  if (pid_text.empty() || pid_text.size() > 9 || 
+      !std::all_of(pid_text.begin(), pid_text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  return Writer{rest.substr(0, dot), std::stol(pid_text)};
+}
+
+// True when the writer is certainly gone: a process of this host that no
+// longer runs, or this very process (which writes one set at a time). A
+// writer of another host (a shared file system) is never presumed gone.
+bool writer_gone(const Writer& w) {
+  if (w.host != host_word()) return false;
+  if (w.pid == ::getpid()) return true;
+  return ::kill(static_cast<pid_t>(w.pid), 0) != 0 && errno == ESRCH;
 }
 
 // Write all bytes, retrying on EINTR and short writes; returns 0 or an errno.
@@ -41,47 +106,6 @@ int write_all(int fd, const std::uint8_t* data, std::size_t size) {
   return 0;
 }
 
-// An open temporary file in `dir`; `name` stays empty while it is unnamed.
-struct Temp {
-  int fd = -1;
-  std::string name;
-};
-
-Temp create_temp(const fs::path& dir, const std::string& target, const std::string& path) {
-  Temp t;
-#ifdef O_TMPFILE
-  // An unnamed file needs /proc to be named later (name_temp).
-  if (::access("/proc/self/fd", X_OK) == 0) {
-    t.fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
-    if (t.fd >= 0) return t;
-    if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) fail(path, "create a temporary file", errno);
-  }
-#endif
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    t.name = (dir / ("." + target + ".tmp." + random_suffix())).string();
-    t.fd = ::open(t.name.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0666);
-    if (t.fd >= 0) return t;
-    if (errno != EEXIST) fail(path, "create a temporary file", errno);
-  }
-  fail(path, "create a temporary file", EEXIST);
-}
-
-// Give an unnamed temporary a name in `dir` (after it was written in full).
-void name_temp(Temp& t, const fs::path& dir, const std::string& target, const std::string& path) {
-  const std::string proc = "/proc/self/fd/" + std::to_string(t.fd);
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    t.name = (dir / ("." + target + ".tmp." + random_suffix())).string();
-    if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, t.name.c_str(), AT_SYMLINK_FOLLOW) == 0) return;
-    if (errno != EEXIST) {
-      const int err = errno;
-      t.name.clear();
-      fail(path, "name the temporary file", err);
-    }
-  }
-  t.name.clear();
-  fail(path, "name the temporary file", EEXIST);
-}
-
 void sync_folder(const fs::path& dir) {
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return;
@@ -89,40 +113,227 @@ void sync_folder(const fs::path& dir) {
   ::close(fd);
 }
 
+const char* kind_of(mode_t mode) {
+  if (S_ISLNK(mode)) return "a symbolic link: name the file it points to";
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+// One target being written.
+struct Target {
+  const OutputFile* file = nullptr;
+  fs::path dir;
+  std::string name;       // file name of the target
+  std::optional<struct stat> old;  // the file it replaces
+  int fd = -1;
+  std::string temp;       // full path of the named temporary, once named
+};
+
+// Step 0: what the targets are.
+std::vector<Target> check_targets(const std::vector<OutputFile>& files) {
+  std::vector<Target> targets;
+  std::set<std::string> paths;
+  std::set<std::pair<dev_t, ino_t>> inodes;
+  for (const OutputFile& f : files) {
+    Target t;
+    t.file = &f;
+    const fs::path p(f.path);
+    t.name = p.filename().string();
+    if (t.name.empty() || t.name == "." || t.name == "..") refuse(f.path, "not a file name");
+    t.dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+    std::error_code ec;
+    const std::string key = fs::absolute(p, ec).lexically_normal().string();
+    struct stat st {};
+    if (::lstat(f.path.c_str(), &st) == 0) {
+      if (!S_ISREG(st.st_mode)) refuse(f.path, std::string("it is ") + kind_of(st.st_mode) + "; refusing to replace it");
+      t.old = st;
+      if (!inodes.insert({st.st_dev, st.st_ino}).second)
+        refuse(f.path, "the same file is already an output of this command");
+    } else if (errno != ENOENT) {
+      fail(f.path, "look at the target", errno);
+    }
+    if (!paths.insert(key).second) refuse(f.path, "the same file is already an output of this command");
+    targets.push_back(std::move(t));
+  }
+  return targets;
+}
+
+// Step 2: an open temporary holding the file's bytes, fsynced.
+void write_temp(Target& t) {
+  const std::string& path = t.file->path;
+  const mode_t mode = t.old ? (t.old->st_mode & 07777) : 0666;
+#ifdef O_TMPFILE
+  if (::access("/proc/self/fd", X_OK) == 0) {  // an unnamed file needs /proc to be named later
+    t.fd = ::open(t.dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+    if (t.fd < 0 && errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+      fail(path, "create a temporary file", errno);
+  }
+#endif
+  if (t.fd < 0) {
+    for (int attempt = 0; attempt < 100 && t.fd < 0; ++attempt) {
+      t.temp = (t.dir / temp_name(t.name)).string();
+      t.fd = ::open(t.temp.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0666);
+      if (t.fd < 0 && errno != EEXIST) fail(path, "create a temporary file", errno);
+    }
+    if (t.fd < 0) fail(path, "create a temporary file", EEXIST);
+  }
+  if (t.old) {
+    if (::fchmod(t.fd, mode) != 0) fail(path, "keep the old file's mode", errno);
+    if (::geteuid() == 0) (void)!::fchown(t.fd, t.old->st_uid, t.old->st_gid);  // best effort
+  }
+  if (int err = write_all(t.fd, t.file->data, t.file->size)) fail(path, "write", err);
+  if (::fsync(t.fd) != 0) fail(path, "fsync", errno);
+}
+
+// Step 3: a name for an unnamed temporary.
+void name_temp(Target& t) {
+  if (!t.temp.empty()) return;
+  const std::string proc = "/proc/self/fd/" + std::to_string(t.fd);
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const std::string name = (t.dir / temp_name(t.name)).string();
+    if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0) {
+      t.temp = name;
+      return;
+    }
+    if (errno != EEXIST) fail(t.file->path, "name the temporary file", errno);
+  }
+  fail(t.file->path, "name the temporary file", EEXIST);
+}
+
+// Step 4: the journal, NUL-separated "TEMP\0TARGET\0" pairs of absolute
+// paths, written under a temporary name and renamed into place.
+std::string write_journal(const std::vector<Target>& targets) {
+  const Target& first = targets.front();
+  std::string body;
+  for (const Target& t : targets) {
+    body += fs::absolute(t.temp).string();
+    body += '\0';
+    body += fs::absolute(t.file->path).string();
+    body += '\0';
+  }
+  const std::string journal =
+      (first.dir / ("." + first.name + kJournalTag + host_word() + "." + std::to_string(::getpid()))).string();
+  const std::string temp = journal + ".part";
+  const int fd = ::open(temp.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0600);
+  if (fd < 0) fail(first.file->path, "create the commit journal", errno);
+  int err = write_all(fd, reinterpret_cast<const std::uint8_t*>(body.data()), body.size());
+  if (err == 0 && ::fsync(fd) != 0) err = errno;
+  ::close(fd);
+  if (err == 0 && ::rename(temp.c_str(), journal.c_str()) != 0) err = errno;
+  if (err != 0) {
+    ::unlink(temp.c_str());
+    fail(first.file->path, "write the commit journal", err);
+  }
+  sync_folder(first.dir);
+  return journal;
+}
+
+// The (temporary, target) pairs a journal lists; empty when it is damaged.
+std::vector<std::pair<std::string, std::string>> read_journal(const fs::path& journal) {
+  std::ifstream in(journal, std::ios::binary);
+  const std::string body((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> fields;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < body.size(); ++i)
+    if (body[i] == '\0') {
+      fields.push_back(body.substr(start, i - start));
+      start = i + 1;
+    }
+  std::vector<std::pair<std::string, std::string>> pairs;
+  if (start != body.size() || fields.size() % 2 != 0) return pairs;  // a journal is renamed into place whole
+  for (std::size_t i = 0; i < fields.size(); i += 2) pairs.emplace_back(fields[i], fields[i + 1]);
+  return pairs;
+}
+
 }  // namespace
 
-void write_file_atomically(const std::string& path, const std::uint8_t* data, std::size_t size) {
-  const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  const std::string name = target.filename().string();
-  if (name.empty()) fail(path, "resolve the file name", EISDIR);
-  Temp t = create_temp(dir, name, path);
-  auto abandon = [&](const std::string& step, int err) {
-    ::close(t.fd);
-    if (!t.name.empty()) ::unlink(t.name.c_str());
-    fail(path, step, err);
-  };
-  if (int err = write_all(t.fd, data, size)) abandon("write", err);
-  if (::fsync(t.fd) != 0) abandon("fsync", errno);
-  if (t.name.empty()) {
-    try {
-      name_temp(t, dir, name, path);
-    } catch (...) {
-      ::close(t.fd);
-      throw;
+std::size_t recover_interrupted_writes(const std::string& path) noexcept {
+  try {
+    const fs::path p(path);
+    const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+    std::error_code ec;
+    std::vector<fs::path> journals, temps;
+    for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (auto w = writer_of(name, kJournalTag); w && writer_gone(*w)) {
+        if (name.size() > 5 && name.compare(name.size() - 5, 5, ".part") == 0)
+          temps.push_back(it->path());  // a journal that never got its name: nothing was renamed
+        else
+          journals.push_back(it->path());
+      } else if (auto t = writer_of(name, kTempTag); t && writer_gone(*t)) {
+        temps.push_back(it->path());
+      }
     }
+    std::sort(journals.begin(), journals.end());
+    std::size_t completed = 0;
+    std::set<fs::path> touched{dir};
+    for (const fs::path& journal : journals) {
+      for (const auto& [temp, target] : read_journal(journal)) {
+        struct stat st {};
+        if (::lstat(temp.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::rename(temp.c_str(), target.c_str()) == 0)
+          touched.insert(fs::path(target).parent_path());
+      }
+      ::unlink(journal.c_str());
+      ++completed;
+    }
+    for (const fs::path& temp : temps) ::unlink(temp.c_str());  // the journals above took theirs
+    for (const fs::path& folder : touched) sync_folder(folder);
+    return completed;
+  } catch (...) {
+    return 0;
   }
-  if (::close(t.fd) != 0) {
-    const int err = errno;
-    ::unlink(t.name.c_str());
-    fail(path, "close", err);
+}
+
+void write_files_atomically(const std::vector<OutputFile>& files) {
+  if (files.empty()) return;
+  std::vector<Target> targets = check_targets(files);
+  std::set<fs::path> folders;
+  for (const Target& t : targets)
+    if (folders.insert(t.dir).second) recover_interrupted_writes((t.dir / t.name).string());
+
+  std::string journal;
+  std::size_t renamed = 0;
+  auto clean_up = [&] {
+    for (std::size_t i = renamed; i < targets.size(); ++i) {
+      if (targets[i].fd >= 0) ::close(targets[i].fd);
+      if (!targets[i].temp.empty() && journal.empty()) ::unlink(targets[i].temp.c_str());
+    }
+  };
+  try {
+    for (Target& t : targets) write_temp(t);
+    for (Target& t : targets) {
+      name_temp(t);
+      const int fd = t.fd;
+      t.fd = -1;
+      if (::close(fd) != 0) fail(t.file->path, "close", errno);
+    }
+    if (targets.size() > 1) journal = write_journal(targets);
+    for (Target& t : targets) {
+      if (::rename(t.temp.c_str(), t.file->path.c_str()) != 0) {
+        const int err = errno;
+        fail(t.file->path, journal.empty() ? "rename"
+                                           : "rename; the next write to this folder completes the set from " + journal,
+             err);
+      }
+      ++renamed;
+    }
+  } catch (...) {
+    clean_up();
+    throw;
   }
-  if (::rename(t.name.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(t.name.c_str());
-    fail(path, "rename", err);
+  for (const fs::path& folder : folders) sync_folder(folder);
+  if (!journal.empty()) {
+    ::unlink(journal.c_str());
+    sync_folder(targets.front().dir);
   }
-  sync_folder(dir);
+}
+
+void write_file_atomically(const std::string& path, const std::uint8_t* data, std::size_t size) {
+  write_files_atomically({OutputFile{path, data, size}});
 }
 
 }  // namespace vp::catalog

@@ -69,11 +69,12 @@ Runner setup_analyze_command(CLI::App& app) {
     LoadedInput in = load_input(opts->request);
     catalog::Catalog cat = build_catalog(in, opts->request.search, canonical_options(opts->request), progress);
     std::vector<std::uint8_t> bytes = catalog::write_catalog(cat);
-    catalog::write_file_atomically(opts->out, bytes.data(), bytes.size());
-    if (!opts->json_out.empty()) {
-      std::string text = catalog::dump_json(cat);
-      catalog::write_file_atomically(opts->json_out, reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
-    }
+    // The catalog and its mirror land together or not at all.
+    std::vector<catalog::OutputFile> outputs{{opts->out, bytes.data(), bytes.size()}};
+    const std::string mirror = opts->json_out.empty() ? std::string() : catalog::dump_json(cat);
+    if (!opts->json_out.empty())
+      outputs.push_back({opts->json_out, reinterpret_cast<const std::uint8_t*>(mirror.data()), mirror.size()});
+    catalog::write_files_atomically(outputs);
     double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     catalog::Summary s = catalog::summarize(cat, bytes.size());
     if (opts->summary == "json") {
