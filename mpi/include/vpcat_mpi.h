@@ -103,7 +103,10 @@ VPCAT_MPI_API int vpcat_mpi_init(const vpcat_catalog* catalog, MPI_Comm comm, co
  * sendbuf, any datatypes with matching type signatures, zero counts, any
  * displacements). Returns MPI_SUCCESS or an MPI error code. A call whose
  * plan cannot be made or run (planner error, a relay through a GPU no rank
- * holds) is served by PMPI_Alltoallv and counted as a fallback. */
+ * holds) is served by PMPI_Alltoallv and counted as a fallback. As in MPI,
+ * send and receive counts that do not match between two ranks make the
+ * program erroneous: the rank that sees it falls back alone and the call
+ * may hang. */
 VPCAT_MPI_API int vpcat_mpi_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                                       MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                                       const int rdispls[], MPI_Datatype recvtype, vpcat_mpi_ctx* ctx);
