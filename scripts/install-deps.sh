@@ -24,6 +24,8 @@ packages=(
   doctest-dev libbliss-dev libgmp-dev libpugixml-dev libbenchmark-dev
   python3 python3-jsonschema
   clang
+  # Open MPI: libvpcat_mpi, the PMPI interposer, their mpirun tests, vp-analyze gather (mpi/).
+  openmpi-bin libopenmpi-dev
 )
 
 log() { printf 'install-deps: %s\n' "$*"; }

@@ -64,7 +64,7 @@ if(MODE STREQUAL "install")
   endforeach()
   # The runtime's headers only: nothing of the analyzer or the tools.
   file(GLOB_RECURSE stray RELATIVE "${PREFIX}/include" "${PREFIX}/include/*")
-  list(FILTER stray EXCLUDE REGEX "^(vpcat\\.h|vpcat/.*\\.hpp)$")
+  list(FILTER stray EXCLUDE REGEX "^(vpcat\\.h|vpcat_mpi\\.h|vpcat/.*\\.hpp)$")  # vpcat_mpi.h: with MPI (mpi/)
   if(stray)
     message(FATAL_ERROR "headers that are not the runtime's were installed: ${stray}")
   endif()

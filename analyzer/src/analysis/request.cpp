@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 
+#include "vp/analysis/input_dir.hpp"
 #include "vp/import/import.hpp"
 #include "vp/topology/errors.hpp"
 
@@ -90,6 +91,16 @@ LoadedInput load_input(const AnalysisRequest& r) {
   opts.defaults = build_defaults(r);
   LoadedInput in;
   Topology node;
+  if (!r.input_dir.empty()) {  // one file per host, grouped by content
+    if (!r.cluster.empty() || r.nodes != 0) throw UsageError("--input-dir names the nodes; drop --cluster/--nodes");
+    auto fabric = parse_fabric_kind(r.fabric);
+    if (!fabric) throw UsageError(fmt::format("--fabric {}: unknown fabric", r.fabric));
+    in.cluster = cluster_from_hosts(list_input_dir(r.input_dir), opts, {*fabric, *fabric == FabricKind::leaf_spine ? r.leaf_size : 0, r.oversubscription},
+                                    &in.notes);
+    in.topology = expand_cluster(in.cluster);
+    in.origin = r.input_dir;
+    return in;
+  }
   if (!r.input.empty()) {
     auto format = parse_input_format(r.format);
     if (!format) throw UsageError(fmt::format("--format {}: unknown format", r.format));

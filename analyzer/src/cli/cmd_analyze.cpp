@@ -67,6 +67,7 @@ Runner setup_analyze_command(CLI::App& app) {
       if (show_progress) fmt::print(stderr, "vp-analyze: {}\n", line);
     };
     LoadedInput in = load_input(opts->request);
+    for (const std::string& note : in.notes) fmt::print(stderr, "vp-analyze: {}\n", note);
     catalog::Catalog cat = build_catalog(in, opts->request.search, canonical_options(opts->request), progress);
     std::vector<std::uint8_t> bytes = catalog::write_catalog(cat);
     // The catalog and its mirror land together or not at all.

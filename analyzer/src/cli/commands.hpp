@@ -15,4 +15,7 @@ Runner setup_analyze_command(CLI::App& app);
 // `vp-analyze topology`: print the imported topology (text or --json).
 Runner setup_topology_command(CLI::App& app);
 
+// `vp-analyze gather` under mpirun (cmd_gather.cpp; built when MPI is found).
+Runner setup_gather_command(CLI::App& app);
+
 }  // namespace vp::cli

@@ -8,6 +8,8 @@ void add_input_options(CLI::App& app, AnalysisRequest& r) {
   // --probe only documents the default: no --input means probing.
   auto* probe = app.add_flag("--probe", r.probe, "Probe this machine with hwloc (the default without --input)");
   input->excludes(probe);
+  app.add_option("--input-dir", r.input_dir, "One topology file per host (HOST.xml / HOST.json): nodes named by "
+                 "host, grouped into node types by content, on one switch (docs/mpi.md)")->excludes(input, probe);
   app.add_option("--format", r.format, "Input format: auto, hwloc, nccl, nvidia-smi, json (default: detected)")
       ->check(CLI::IsMember({"auto", "hwloc", "nccl", "nvidia-smi", "json"}));
   auto* cluster = app.add_option("--cluster", r.cluster, "Cluster description (JSON, schemas/cluster.schema.json)");

@@ -15,6 +15,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
   vp::cli::Runner analyze = vp::cli::setup_analyze_command(app);
   vp::cli::Runner topology = vp::cli::setup_topology_command(app);
+#ifdef VP_HAVE_MPI
+  vp::cli::Runner gather = vp::cli::setup_gather_command(app);  // mpirun -N 1 vp-analyze gather
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -23,6 +26,9 @@ int main(int argc, char** argv) {
   }
   try {
     if (app.got_subcommand("topology")) return topology();
+#ifdef VP_HAVE_MPI
+    if (app.got_subcommand("gather")) return gather();
+#endif
     return analyze();
   } catch (const vp::InputError& e) {
     fmt::print(stderr, "vp-analyze: error: {}\n", e.what());

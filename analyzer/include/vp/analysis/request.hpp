@@ -17,6 +17,7 @@ namespace vp {
 
 struct AnalysisRequest {
   std::string input;              // topology file; empty = probe this machine
+  std::string input_dir;          // one HOST.xml / HOST.json per host (input_dir.hpp); empty = none
   bool probe = false;             // --probe given explicitly (same as no input)
   std::string format = "auto";    // auto, hwloc, nccl, nvidia-smi, json
   std::string cluster;            // cluster description file; empty = none
@@ -36,6 +37,7 @@ struct LoadedInput {
   Topology topology;
   ClusterSpec cluster;
   std::string origin;  // the file, or "local machine"
+  std::vector<std::string> notes;  // findings to show the user (hosts that differ from their group)
 };
 
 // Import, apply the overrides, expand the cluster. Throws InputError for bad

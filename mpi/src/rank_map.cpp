@@ -1,0 +1,214 @@
+#include "rank_map.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <map>
+
+namespace vpcat_mpi {
+namespace {
+
+constexpr std::size_t kMaxHostlistNames = 1000000;
+
+std::string trim(const std::string& s) {
+  std::size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
+  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+}
+
+// A whole decimal number below 2^63; false otherwise.
+bool parse_u64(const std::string& s, std::uint64_t* out) {
+  if (s.empty() || s.size() > 18) return false;
+  std::uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  *out = v;
+  return true;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (;;) {
+    std::size_t k = s.find(sep, start);
+    out.push_back(s.substr(start, k == std::string::npos ? std::string::npos : k - start));
+    if (k == std::string::npos) return out;
+    start = k + 1;
+  }
+}
+
+// Top-level commas only (not inside brackets).
+std::vector<std::string> split_terms(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  int depth = 0;
+  for (char c : s) {
+    if (c == '[') ++depth;
+    if (c == ']') --depth;
+    if (c == ',' && depth == 0) {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+bool expand_term(const std::string& term, std::vector<std::string>* names, std::string* error) {
+  std::size_t open = term.find('[');
+  if (open == std::string::npos) {
+    if (term.find(']') != std::string::npos) return *error = "\"" + term + "\": ']' without '['", false;
+    names->push_back(term);
+    return true;
+  }
+  std::size_t close = term.find(']', open);
+  if (close == std::string::npos) return *error = "\"" + term + "\": '[' without ']'", false;
+  const std::string prefix = term.substr(0, open), rest = term.substr(close + 1);
+  std::vector<std::string> tails;
+  if (!expand_term(rest, &tails, error)) return false;
+  for (const std::string& range : split(term.substr(open + 1, close - open - 1), ',')) {
+    std::vector<std::string> ends = split(range, '-');
+    std::uint64_t lo = 0, hi = 0;
+    if (ends.size() > 2 || !parse_u64(ends[0], &lo) || !parse_u64(ends.back(), &hi) || hi < lo)
+      return *error = "\"" + term + "\": bad range \"" + range + "\" (want N or N-M with N <= M)", false;
+    const std::size_t width = ends[0].size();
+    for (std::uint64_t v = lo; v <= hi; ++v) {
+      std::string digits = std::to_string(v);
+      if (digits.size() < width) digits.insert(0, width - digits.size(), '0');
+      for (const std::string& tail : tails) {
+        if (names->size() >= kMaxHostlistNames) return *error = "more than 1000000 names", false;
+        names->push_back(prefix + digits + tail);
+      }
+    }
+  }
+  return true;
+}
+
+std::string short_name(const std::string& host) { return host.substr(0, host.find('.')); }
+
+}  // namespace
+
+bool expand_hostlist(const std::string& expr, std::vector<std::string>* names, std::string* error) {
+  names->clear();
+  for (const std::string& term : split_terms(expr)) {
+    std::string t = trim(term);
+    if (t.empty()) return *error = "empty name in \"" + expr + "\"", false;
+    if (!expand_term(t, names, error)) return false;
+  }
+  return true;
+}
+
+bool parse_rank_map(const std::string& text, const std::vector<CatalogNode>& nodes, std::uint64_t gpu_count,
+                    int ranks, std::vector<std::int64_t>* gpus, std::string* error) {
+  gpus->clear();
+  for (const std::string& raw : split(text, ',')) {
+    const std::string e = trim(raw);
+    std::uint64_t a = 0, b = 0;
+    if (std::size_t colon = e.find(':'); colon != std::string::npos) {
+      if (!parse_u64(e.substr(0, colon), &a) || !parse_u64(e.substr(colon + 1), &b))
+        return *error = "entry \"" + e + "\": want NODE:LOCAL_GPU with two whole numbers", false;
+      if (a >= nodes.size())
+        return *error = "entry \"" + e + "\": node " + std::to_string(a) + " is not in the catalog (" +
+                        std::to_string(nodes.size()) + " nodes)",
+               false;
+      if (b >= nodes[a].device_names.size())
+        return *error = "entry \"" + e + "\": node " + std::to_string(a) + " has " +
+                        std::to_string(nodes[a].device_names.size()) + " GPUs",
+               false;
+      gpus->push_back(static_cast<std::int64_t>(nodes[a].first_gpu + b));
+      continue;
+    }
+    std::vector<std::string> ends = split(e, '-');
+    if (ends.size() > 2 || !parse_u64(ends[0], &a) || !parse_u64(ends.back(), &b) || b < a)
+      return *error = "entry \"" + e + "\": want a GPU index, a range N-M (N <= M) or NODE:LOCAL_GPU", false;
+    if (b >= gpu_count)
+      return *error = "entry \"" + e + "\": GPU " + std::to_string(b) + " is not in the catalog (" +
+                      std::to_string(gpu_count) + " GPUs)",
+             false;
+    for (std::uint64_t g = a; g <= b; ++g) {
+      if (gpus->size() > static_cast<std::size_t>(ranks)) break;
+      gpus->push_back(static_cast<std::int64_t>(g));
+    }
+  }
+  if (gpus->size() != static_cast<std::size_t>(ranks))
+    return *error = "names " + std::to_string(gpus->size()) + (gpus->size() > static_cast<std::size_t>(ranks) ? "+" : "") +
+                    " GPUs for " + std::to_string(ranks) + " ranks (one entry per rank)",
+           false;
+  return true;
+}
+
+bool map_by_host(const std::vector<RankInfo>& ranks, const std::vector<CatalogNode>& nodes,
+                 std::vector<std::int64_t>* gpus, std::string* error) {
+  gpus->assign(ranks.size(), -1);
+  std::map<std::string, std::size_t> exact, shortn;
+  for (std::size_t n = 0; n < nodes.size(); ++n) {
+    exact.emplace(nodes[n].name, n);
+    shortn.emplace(short_name(nodes[n].name), n);
+  }
+  std::map<std::string, int> seen;  // host -> ranks so far: the local rank
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    const RankInfo& ri = ranks[r];
+    const int local = seen[ri.host]++;
+    const std::string where = "rank " + std::to_string(r) + " (host \"" + ri.host + "\")";
+    std::size_t node_index = nodes.size();
+    if (auto it = exact.find(ri.host); it != exact.end()) node_index = it->second;
+    else if (auto st = shortn.find(short_name(ri.host)); st != shortn.end()) node_index = st->second;
+    if (node_index == nodes.size()) {
+      std::string some;
+      for (std::size_t n = 0; n < nodes.size() && n < 3; ++n) some += (n ? ", " : "") + nodes[n].name;
+      if (nodes.size() > 3) some += ", ...";
+      return *error = where + ": host not among the catalog's " + std::to_string(nodes.size()) + " node names (" +
+                      some + "; set VPCAT_RANK_MAP to map ranks explicitly)",
+             false;
+    }
+    const CatalogNode& node = nodes[node_index];
+    const std::size_t node_gpus = node.device_names.size();
+    std::size_t g = static_cast<std::size_t>(local);
+    if (!ri.visible_var.empty()) {
+      std::vector<std::string> devs = split(ri.visible_devices, ',');
+      std::string dev = trim(devs.size() == 1 ? devs[0] : (static_cast<std::size_t>(local) < devs.size() ? devs[local] : ""));
+      if (dev.empty())
+        return *error = where + ": " + ri.visible_var + "=\"" + ri.visible_devices + "\" names no device for local rank " +
+                        std::to_string(local),
+               false;
+      const std::string prefix = ri.visible_var == "CUDA_VISIBLE_DEVICES" ? "cuda" : "rsmi";
+      std::uint64_t k = 0;
+      const bool numeric = parse_u64(dev, &k);
+      g = node_gpus;
+      for (std::size_t i = 0; i < node_gpus && g == node_gpus; ++i) {
+        if (node.device_names[i] == dev || (numeric && node.device_names[i] == prefix + dev)) g = i;
+      }
+      if (g == node_gpus && numeric && k < node_gpus) g = static_cast<std::size_t>(k);
+      if (g == node_gpus)
+        return *error = where + ": " + ri.visible_var + " device \"" + dev + "\" is none of node \"" + node.name +
+                        "\"'s " + std::to_string(node_gpus) + " GPUs",
+               false;
+    } else if (g >= node_gpus) {
+      return *error = where + ": local rank " + std::to_string(local) + ", but node \"" + node.name + "\" has " +
+                      std::to_string(node_gpus) + " GPUs",
+             false;
+    }
+    (*gpus)[r] = static_cast<std::int64_t>(node.first_gpu + g);
+  }
+  return true;
+}
+
+bool check_map(const std::vector<std::int64_t>& gpus, std::uint64_t gpu_count, std::string* error) {
+  std::map<std::int64_t, std::size_t> owner;
+  for (std::size_t r = 0; r < gpus.size(); ++r) {
+    if (gpus[r] < 0 || static_cast<std::uint64_t>(gpus[r]) >= gpu_count)
+      return *error = "rank " + std::to_string(r) + ": GPU " + std::to_string(gpus[r]) + " is not in the catalog (" +
+                      std::to_string(gpu_count) + " GPUs)",
+             false;
+    auto [it, fresh] = owner.emplace(gpus[r], r);
+    if (!fresh)
+      return *error = "ranks " + std::to_string(it->second) + " and " + std::to_string(r) + " both map to GPU " +
+                      std::to_string(gpus[r]),
+             false;
+  }
+  return true;
+}
+
+}  // namespace vpcat_mpi

@@ -1,0 +1,43 @@
+// Rank -> GPU mapping of libvpcat_mpi: pure functions of what every rank
+// all-gathered (host names, visible-device variables) and of the catalog's
+// nodes, so that every rank computes the same map or the same error.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace vpcat_mpi {
+
+// The catalog as the mapping sees it: one entry per node, in node order.
+struct CatalogNode {
+  std::string name;                       // host name
+  std::uint64_t first_gpu = 0;            // global index of its local GPU 0
+  std::vector<std::string> device_names;  // per local GPU ("cuda0"; may be empty)
+};
+
+// What one rank reports about itself.
+struct RankInfo {
+  std::string host;             // gethostname() or VPCAT_HOSTNAME
+  std::string visible_var;      // "CUDA_VISIBLE_DEVICES" etc., empty when none is set
+  std::string visible_devices;  // its value
+};
+
+// Expand a hostlist expression ("gpu[01-04]", "a[1-2]b[1-2]", "n1,n2") into
+// names; false and *error on a malformed one.
+bool expand_hostlist(const std::string& expr, std::vector<std::string>* names, std::string* error);
+
+// Parse an explicit map ("0-7", "0,2,4", "1:3,0:0") for `ranks` ranks:
+// one global GPU per rank. false and *error (the entry that is wrong and why).
+bool parse_rank_map(const std::string& text, const std::vector<CatalogNode>& nodes, std::uint64_t gpu_count,
+                    int ranks, std::vector<std::int64_t>* gpus, std::string* error);
+
+// The map by host (vpcat_mpi.h). false and *error naming the first rank that
+// cannot be placed.
+bool map_by_host(const std::vector<RankInfo>& ranks, const std::vector<CatalogNode>& nodes,
+                 std::vector<std::int64_t>* gpus, std::string* error);
+
+// Every GPU below gpu_count, none twice; false and *error otherwise.
+bool check_map(const std::vector<std::int64_t>& gpus, std::uint64_t gpu_count, std::string* error);
+
+}  // namespace vpcat_mpi

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Catalogs for the mpirun tests, from the fixture topologies, into OUT:
+#   c1x8.vpcat   one 8-GPU node (pcie-gen4-2s4sw8g), node name "vp-mpi-test"
+#   c2x8.vpcat   two of them on one switch (vp-mpi[1-2])
+#   host8.vpcat  one 8-GPU node named after this machine's host name (mapping by host)
+#   usage: make_catalogs.sh VP_ANALYZE FIXTURES_DIR OUT
+set -euo pipefail
+analyze=$1 fixtures=$2 out=$3
+mkdir -p "$out"
+topo=$fixtures/platforms/pcie-gen4-2s4sw8g.json
+cluster() {  # NAMES FABRIC FILE
+  cat > "$3" <<JSON
+{"format": "vp-cluster", "version": 1,
+ "node_types": [{"name": "pcie-gen4-2s4sw8g"}],
+ "nodes": [{"type": "pcie-gen4-2s4sw8g", "names": "$1"}],
+ "fabric": {"kind": "$2"}}
+JSON
+}
+cluster "vp-mpi-test" none "$out/c1x8.cluster.json"
+cluster "vp-mpi[1-2]" single_switch "$out/c2x8.cluster.json"
+cluster "$(hostname)" none "$out/host8.cluster.json"
+for c in c1x8 c2x8 host8; do
+  "$analyze" --input "$topo" --cluster "$out/$c.cluster.json" --out "$out/$c.vpcat" > "$out/$c.log"
+done
+echo "catalogs in $out: c1x8.vpcat c2x8.vpcat host8.vpcat"

@@ -1,0 +1,98 @@
+// The rank -> GPU mapping without MPI: hostlists, explicit maps, host names
+// with local ranks and visible-device variables, and their error messages.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include "../src/rank_map.hpp"
+
+using namespace vpcat_mpi;
+
+namespace {
+std::vector<CatalogNode> two_nodes() {  // gpu01, gpu02: 4 GPUs each, cuda0..3
+  std::vector<CatalogNode> n(2);
+  for (int k = 0; k < 2; ++k) {
+    n[k].name = k == 0 ? "gpu01" : "gpu02";
+    n[k].first_gpu = 4u * k;
+    n[k].device_names = {"cuda0", "cuda1", "cuda2", "cuda3"};
+  }
+  return n;
+}
+}  // namespace
+
+TEST_CASE("hostlist: ranges, padding, products, lists") {
+  std::vector<std::string> names;
+  std::string error;
+  REQUIRE(expand_hostlist("gpu[001-003,010]", &names, &error));
+  CHECK(names == std::vector<std::string>{"gpu001", "gpu002", "gpu003", "gpu010"});
+  REQUIRE(expand_hostlist("a[1-2]b[1-2],c", &names, &error));
+  CHECK(names == std::vector<std::string>{"a1b1", "a1b2", "a2b1", "a2b2", "c"});
+  CHECK_FALSE(expand_hostlist("gpu[3-1]", &names, &error));
+  CHECK(error == "\"gpu[3-1]\": bad range \"3-1\" (want N or N-M with N <= M)");
+  CHECK_FALSE(expand_hostlist("gpu[1-2", &names, &error));
+  CHECK(error == "\"gpu[1-2\": '[' without ']'");
+}
+
+TEST_CASE("explicit map: indexes, ranges, node:local, errors") {
+  const auto nodes = two_nodes();
+  std::vector<std::int64_t> g;
+  std::string error;
+  REQUIRE(parse_rank_map("4-7,0-3", nodes, 8, 8, &g, &error));
+  CHECK(g == std::vector<std::int64_t>{4, 5, 6, 7, 0, 1, 2, 3});
+  REQUIRE(parse_rank_map("1:3, 0:0", nodes, 8, 2, &g, &error));
+  CHECK(g == std::vector<std::int64_t>{7, 0});
+  CHECK_FALSE(parse_rank_map("0-7", nodes, 8, 4, &g, &error));
+  CHECK(error == "names 5+ GPUs for 4 ranks (one entry per rank)");
+  CHECK_FALSE(parse_rank_map("0,9", nodes, 8, 2, &g, &error));
+  CHECK(error == "entry \"9\": GPU 9 is not in the catalog (8 GPUs)");
+  CHECK_FALSE(parse_rank_map("2:0", nodes, 8, 1, &g, &error));
+  CHECK(error == "entry \"2:0\": node 2 is not in the catalog (2 nodes)");
+  CHECK_FALSE(parse_rank_map("x", nodes, 8, 1, &g, &error));
+  CHECK(error == "entry \"x\": want a GPU index, a range N-M (N <= M) or NODE:LOCAL_GPU");
+}
+
+TEST_CASE("by host: local ranks in communicator order, short names") {
+  const auto nodes = two_nodes();
+  std::vector<RankInfo> ranks = {{"gpu02", "", ""}, {"gpu01.cluster.local", "", ""}, {"gpu02", "", ""}};
+  std::vector<std::int64_t> g;
+  std::string error;
+  REQUIRE(map_by_host(ranks, nodes, &g, &error));
+  CHECK(g == std::vector<std::int64_t>{4, 0, 5});
+  ranks.push_back({"login1", "", ""});
+  CHECK_FALSE(map_by_host(ranks, nodes, &g, &error));
+  CHECK(error == "rank 3 (host \"login1\"): host not among the catalog's 2 node names (gpu01, gpu02; set "
+                 "VPCAT_RANK_MAP to map ranks explicitly)");
+  std::vector<RankInfo> five(5, RankInfo{"gpu01", "", ""});
+  CHECK_FALSE(map_by_host(five, nodes, &g, &error));
+  CHECK(error == "rank 4 (host \"gpu01\"): local rank 4, but node \"gpu01\" has 4 GPUs");
+}
+
+TEST_CASE("by host: CUDA_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES") {
+  auto nodes = two_nodes();
+  std::vector<std::int64_t> g;
+  std::string error;
+  // One device per rank: that device, whatever the local rank.
+  REQUIRE(map_by_host({{"gpu01", "CUDA_VISIBLE_DEVICES", "3"}, {"gpu01", "CUDA_VISIBLE_DEVICES", "1"}}, nodes, &g, &error));
+  CHECK(g == std::vector<std::int64_t>{3, 1});
+  // A list: the local rank's entry.
+  REQUIRE(map_by_host({{"gpu02", "CUDA_VISIBLE_DEVICES", "2,0"}, {"gpu02", "CUDA_VISIBLE_DEVICES", "2,0"}}, nodes, &g, &error));
+  CHECK(g == std::vector<std::int64_t>{6, 4});
+  // Device names win over positions.
+  nodes[0].device_names = {"cuda3", "cuda2", "cuda1", "cuda0"};
+  REQUIRE(map_by_host({{"gpu01", "CUDA_VISIBLE_DEVICES", "0"}}, nodes, &g, &error));
+  CHECK(g == std::vector<std::int64_t>{3});
+  nodes[0].device_names = {"rsmi0", "rsmi1", "rsmi2", "rsmi3"};
+  REQUIRE(map_by_host({{"gpu01", "ROCR_VISIBLE_DEVICES", "2"}}, nodes, &g, &error));
+  CHECK(g == std::vector<std::int64_t>{2});
+  CHECK_FALSE(map_by_host({{"gpu01", "CUDA_VISIBLE_DEVICES", "GPU-1234"}}, nodes, &g, &error));
+  CHECK(error == "rank 0 (host \"gpu01\"): CUDA_VISIBLE_DEVICES device \"GPU-1234\" is none of node \"gpu01\"'s 4 GPUs");
+  CHECK_FALSE(map_by_host({{"gpu01", "CUDA_VISIBLE_DEVICES", "0,1"}, {"gpu01", "CUDA_VISIBLE_DEVICES", "0,1"},
+                           {"gpu01", "CUDA_VISIBLE_DEVICES", "0,1"}}, nodes, &g, &error));
+  CHECK(error == "rank 2 (host \"gpu01\"): CUDA_VISIBLE_DEVICES=\"0,1\" names no device for local rank 2");
+}
+
+TEST_CASE("check_map: two ranks on one GPU") {
+  std::string error;
+  CHECK(check_map({0, 1, 2}, 8, &error));
+  CHECK_FALSE(check_map({0, 1, 0}, 8, &error));
+  CHECK(error == "ranks 0 and 2 both map to GPU 0");
+}
