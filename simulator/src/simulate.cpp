@@ -74,9 +74,17 @@ class StepBuilder {
       route_of.push_back(&f.route);
       res.clear();
       for (LinkId l : f.route.links) res.push_back(resource(p, l, t_.links[l].capacity.gbps, used));
-      for (ComponentId c : f.route.forwarders) {
+      auto forwarder = [&](ComponentId c) {
         auto r = resource(p, static_cast<std::uint32_t>(t_.links.size() + c), t_.components[c].forward->gbps, used);
         if (std::find(res.begin(), res.end(), r) == res.end()) res.push_back(r);
+      };
+      for (ComponentId c : f.route.forwarders) forwarder(c);
+      // Every transited component with a forwarding capacity is charged,
+      // listed or not (the bound counts them all): a route that forgets one
+      // gains nothing.
+      for (std::size_t i = 0; i + 1 < f.route.links.size(); ++i) {
+        const ComponentId mid = t_.links[f.route.links[i]].dst;
+        if (t_.components[mid].forward) forwarder(mid);
       }
       p.add_transfer(f.bytes, res);
     }

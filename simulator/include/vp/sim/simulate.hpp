@@ -6,8 +6,9 @@
 // Every transfer first waits the start-up latency, then moves its bytes as a
 // fluid. Resources are the directed links (capacity in GB/s) and the
 // components with a forwarding capacity (a cap on the sum of the rates of
-// the transfers whose route lists them as forwarders). Rates are max-min
-// fair (progressive filling) and are recomputed whenever transfers finish.
+// the transfers whose route transits them, listed as forwarders or not).
+// Rates are max-min fair (progressive filling) and are recomputed whenever
+// transfers finish.
 // A step's time is the latency plus the time its last transfer finishes; a
 // step without flows takes no time.
 //
