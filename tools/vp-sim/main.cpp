@@ -104,7 +104,8 @@ int run(const Options& o) {
 
 int main(int argc, char** argv) {
   using vp::ExitCode;
-  CLI::App app{"vp-sim: simulate VarioPath's plan and the baselines (fan-out, SpreadOut, FAST-like, DeepEP-like) "
+  CLI::App app{"vp-sim: simulate VarioPath's plan and the baselines (fan-out, NCCL, SpreadOut, FAST-like, DeepEP "
+               "NVLink-style, DeepEP PCIe mode) "
                "of an AlltoAllv demand on a catalog's cluster, against the cut lower bound",
                "vp-sim"};
   Options o;
@@ -119,7 +120,8 @@ int main(int argc, char** argv) {
       "drift[:calls=50,hidden=H,experts=E,topk=K,tokens=T,elem=2,seed=1] (defaults: docs/simulator.md)");
   demand->excludes(workload);
   app.add_option("--schedulers", o.schedulers,
-                 "all (default), or a comma list of variopath, fanout, spreadout, fast, deepep");
+                 "all (default), or a comma list of variopath, fanout, nccl, spreadout, fast, deepep_nvlink_style, "
+                 "deepep_pcie");
   app.add_option("--latency-us", o.compare.sim.latency_us,
                  "Start-up latency of every transfer, microseconds, for the simulator, the bound and the planner "
                  "(default 5)")
@@ -130,8 +132,11 @@ int main(int argc, char** argv) {
   app.add_option("--plan-calls", o.compare.plan_timed_calls,
                  "VarioPath planning time: median of this many calls after a warm-up (default 5)")
       ->check(CLI::Range(1, 1000));
-  app.add_option("--deepep-chunks", o.compare.deepep_chunks, "DeepEP-like pipeline depth (default 8)")
+  app.add_option("--deepep-chunks", o.compare.deepep_chunks, "deepep_nvlink_style pipeline depth (default 8)")
       ->check(CLI::Range(1, 1024));
+  app.add_option("--nccl-peers", o.compare.nccl_peers,
+                 "nccl: rounds of NCCL's p2p schedule in flight at once (default 8: one work batch)")
+      ->check(CLI::Range(1, 1 << 20));
   app.add_flag("--json", o.json, "Print JSON (schemas/sim.schema.json) instead of a table");
   try {
     app.parse(argc, argv);

@@ -152,10 +152,10 @@ std::string report_text(const RunInfo& info, const std::vector<CaseResult>& call
     const CaseResult& c = calls.front();
     s += fmt::format("{:.0f} bytes; lower bound {:.1f} us ({})\n\n", c.total_bytes, c.bound.time_us,
                      cut_text(c.bound.cut));
-    s += fmt::format("{:<10} {:>14} {:>9} {:>12} {:>8} {:>9}\n", "scheduler", "time_us", "/bound", "planning_us",
+    s += fmt::format("{:<20} {:>14} {:>9} {:>12} {:>8} {:>9}\n", "scheduler", "time_us", "/bound", "planning_us",
                      "steps", "flows");
     for (const SchedulerResult& r : c.results)
-      s += fmt::format("{:<10} {:>14.1f} {:>9} {:>12.1f} {:>8} {:>9}\n", r.name, r.time_us,
+      s += fmt::format("{:<20} {:>14.1f} {:>9} {:>12.1f} {:>8} {:>9}\n", r.name, r.time_us,
                        ratio_text(c.bound.time_us, r.time_us), r.planning_us, r.steps, r.flows);
     return s;
   }
@@ -164,10 +164,10 @@ std::string report_text(const RunInfo& info, const std::vector<CaseResult>& call
   const std::vector<Summary> sums = summarise(calls, bound_us, bound_call);
   s += fmt::format("{} calls; lower bounds sum to {:.1f} us (largest: call {}, {})\n\n", calls.size(), bound_us,
                    bound_call, cut_text(calls[bound_call].bound.cut));
-  s += fmt::format("{:<10} {:>14} {:>9} {:>11} {:>12} {:>12}\n", "scheduler", "total_us", "/bound", "mean/bound",
+  s += fmt::format("{:<20} {:>14} {:>9} {:>11} {:>12} {:>12}\n", "scheduler", "total_us", "/bound", "mean/bound",
                    "worst/bound", "planning_us");
   for (const Summary& r : sums)
-    s += fmt::format("{:<10} {:>14.1f} {:>9} {:>11.3f} {:>12} {:>12.1f}\n", r.name, r.time_us,
+    s += fmt::format("{:<20} {:>14.1f} {:>9} {:>11.3f} {:>12} {:>12.1f}\n", r.name, r.time_us,
                      ratio_text(bound_us, r.time_us), r.mean_ratio,
                      fmt::format("{:.3f} (#{})", r.worst_ratio, r.worst_call), r.planning_us);
   return s;
