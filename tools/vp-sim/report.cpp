@@ -92,6 +92,23 @@ ordered_json header(const RunInfo& info, std::size_t calls) {
   j["nodes"] = info.nodes;
   j["latency_us"] = info.latency_us;
   j["completion_epsilon"] = info.completion_epsilon;
+  j["model"] = info.model;
+  if (info.model == "contention") {
+    const sim::ContentionModel& m = info.contention;
+    auto curve = [](const sim::EfficiencyCurve& c) {
+      ordered_json k;
+      k["on"] = c.on;
+      k["slope"] = c.slope;
+      k["floor"] = c.floor;
+      return k;
+    };
+    ordered_json c;
+    c["file"] = info.contention_file;
+    c["forwarder"] = curve(m.forwarder);
+    c["nic"] = curve(m.nic);
+    c["chunk"] = ordered_json{{"on", m.chunk_on}, {"bytes", m.chunk_bytes}, {"overhead_us", m.chunk_overhead_us}};
+    j["contention"] = c;
+  }
   j["calls"] = calls;
   return j;
 }
@@ -145,9 +162,11 @@ std::string report_json(const RunInfo& info, const std::vector<CaseResult>& call
 }
 
 std::string report_text(const RunInfo& info, const std::vector<CaseResult>& calls) {
-  std::string s = fmt::format("{}: {} GPUs, {} nodes; {}; latency {:g} us\n", info.catalog, info.gpus, info.nodes,
+  std::string s = fmt::format("{}: {} GPUs, {} nodes; {}; latency {:g} us; model {}{}\n", info.catalog, info.gpus,
+                              info.nodes,
                               info.demand_file.empty() ? "workload " + info.workload : "demand " + info.demand_file,
-                              info.latency_us);
+                              info.latency_us, info.model,
+                              info.model == "contention" ? " (" + info.contention_file + ")" : std::string());
   if (calls.size() == 1) {
     const CaseResult& c = calls.front();
     s += fmt::format("{:.0f} bytes; lower bound {:.1f} us ({})\n\n", c.total_bytes, c.bound.time_us,

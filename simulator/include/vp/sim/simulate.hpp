@@ -30,6 +30,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "vp/sim/contention.hpp"
 #include "vp/sim/demand.hpp"
 #include "vp/sim/schedule.hpp"
 #include "vp/topology/topology.hpp"
@@ -39,6 +40,7 @@ namespace vp::sim {
 struct SimOptions {
   double latency_us = 5.0;           // start-up latency of every transfer, >= 0
   double completion_epsilon = 1e-4;  // relative batching window, in [0, 1e-2]
+  ContentionModel contention;        // off by default: the ideal model (contention.hpp)
 };
 
 struct SimResult {
