@@ -152,6 +152,14 @@ TEST_CASE("DeepEP's PCIe mode sends every byte through the sender's and the rece
   CHECK(crosses_kind(s.steps[0].flows[1], ComponentKind::net_switch));
   CHECK(!crosses_kind(s.steps[0].flows[1], ComponentKind::host_bridge));
   CHECK(s.steps[0].flows[1].route.forwarders.empty());
+  // One node without a fabric: nic0 loops gpu0 -> gpu2 back over PCIe.
+  Topology one = make_node_from_shape("[g2,n1],[g2,n1]|[g2,n1],[g2,n1]", {});
+  Demand d1(8);
+  d1.set(0, 2, 1e6);
+  Schedule l = deepep_pcie_schedule(one, d1);
+  REQUIRE(l.steps.size() == 1);
+  CHECK(crosses_kind(l.steps[0].flows[0], ComponentKind::nic));
+  check_delivers(one, d1, l);
   check_delivers(t, d, s);
 }
 

@@ -10,8 +10,9 @@
 // nearest RDMA NIC, and down to d -- inside a node too. When s and d share
 // a NIC, the NIC loops the payload back (up its PCIe link and down again);
 // two NICs of one node reach each other through their fabric switch(es).
-// A cluster without a fabric (one node) has no path between two NICs but a
-// shared one: such a payload throws. The streaming inside the kernel is not
+// Without a fabric (one node, no switch modelled) the sender's NIC loops
+// the payload back to the receiver over PCIe (an RDMA loopback: the NIC
+// reads from the sender's memory and writes to the receiver's). The streaming inside the kernel is not
 // modelled (a fluid transfer is already a perfect pipeline), and neither is
 // the 32-rank limit: larger platforms run it as if it held.
 #include <fmt/format.h>
@@ -64,14 +65,13 @@ void append(std::vector<LinkId>& to, const std::vector<LinkId>& more) { to.inser
 
 // s -> nic_s (-> fabric -> nic_d) -> d, both GPUs of one node.
 Route local_through_nics(const Topology& t, ComponentId s, ComponentId nic_s, ComponentId nic_d, ComponentId d) {
+  // nic_d may change (loopback without a fabric).
   Route r;
   r.type = PathType::NET;
   append(r.links, intra_node_route(t, s, nic_s).links);
+  if (nic_s != nic_d && (uplink(t, nic_s) == kNone || uplink(t, nic_d) == kNone)) nic_d = nic_s;  // loopback
   if (nic_s != nic_d) {
     const LinkId up = uplink(t, nic_s), down_rev = uplink(t, nic_d);
-    if (up == kNone || down_rev == kNone)
-      throw std::invalid_argument(fmt::format("deepep_pcie_schedule: {} and {} are not both on a fabric",
-                                              t.display_name(nic_s), t.display_name(nic_d)));
     const LinkId down = t.links[down_rev].reverse;
     r.links.push_back(up);
     append(r.links, across_fabric(t, t.links[up].dst, t.links[down].src));

@@ -66,8 +66,8 @@ Schedule deepep_nvlink_style_schedule(const Topology& t, const Demand& demand, c
 
 // DeepEP's PCIe mode: every payload, intra-node ones included, through the
 // sender's and the receiver's RDMA NICs, all at once (src/deepep_pcie.cpp).
-// Throws std::invalid_argument when a GPU with traffic inside its node has
-// no NIC, or two NICs of a node have no fabric path.
+// Without a fabric the sender's NIC loops intra-node payloads back. Throws
+// std::invalid_argument when a GPU with traffic inside its node has no NIC.
 Schedule deepep_pcie_schedule(const Topology& t, const Demand& demand);
 
 }  // namespace vp::sim
