@@ -5,8 +5,11 @@
 #
 # Builds vp-analyze and vp-sim in BUILD_DIR (configured Release if new),
 # analyzes each evaluation platform once (fixtures/platforms/), runs the
-# suite of workloads on every platform with every scheduler (vp-sim --json,
-# VP_EVAL_JOBS processes at a time, default 2), and writes docs/evaluation.md
+# suite of workloads on every platform with every scheduler under both
+# models (vp-sim --json, --model ideal and --model contention with
+# simulator/contention.json), then the sweeps of the contention parameters
+# that have no published figure (off and their upper value, on a few cases),
+# VP_EVAL_JOBS processes at a time (default 2), and writes docs/evaluation.md
 # and the SVG charts in docs/evaluation/ (scripts/evaluate_report.py).
 # Intermediate files (catalogs, one JSON per run) stay in
 # BUILD_DIR/evaluation/. Environment: VP_EVAL_JOBS (parallel runs, default
@@ -43,8 +46,8 @@ PLATFORMS="
 pcie-32n-leafspine2to1|--input $NODE --cluster $P/pcie-gen4-2s4sw8g-32n-leafspine2to1.cluster.json
 pcie-16n-rail|--input $NODE --cluster $P/pcie-gen4-2s4sw8g-16n-rail.cluster.json
 pcie-4n-switch|--input $NODE --cluster $P/pcie-gen4-2s4sw8g-4n-switch.cluster.json
-mi300x-4n-switch|--input $ROOT/fixtures/real/hwloc-xml/rixl-mi300x-topo.xml --cluster $P/mi300x-4n-switch.cluster.json
 aws-g6-4n-switch|--input $P/aws-g6-48xl.json --cluster $P/aws-g6-48xl-4n-switch.cluster.json
+aws-g5-4n-switch|--input $P/aws-g5-48xl.json --cluster $P/aws-g5-48xl-4n-switch.cluster.json
 pcie-1n|--input $NODE
 "
 WORKLOADS="drift:calls=50 uniform hotspot seqpar"
@@ -54,8 +57,9 @@ done
 WORKLOADS=${VP_EVAL_WORKLOADS:-$WORKLOADS}
 SELECTED=${VP_EVAL_PLATFORMS:-}
 
+TABLE="$ROOT/simulator/contention.json"
 rm -rf "$OUT"
-mkdir -p "$OUT/catalogs" "$OUT/results"
+mkdir -p "$OUT/catalogs" "$OUT/results/ideal" "$OUT/results/contention" "$OUT/tables"
 echo "== analyze"
 echo "$PLATFORMS" | while IFS='|' read -r name args; do
   [ -n "$name" ] || continue
@@ -67,27 +71,58 @@ done
 
 # Jobs: largest platforms and the drift sequence first (they take longest).
 echo "== simulate ($JOBS at a time, epsilon $EPSILON)"
+# A job: platform, workload, results folder, table ("-" = the ideal model).
 : >"$OUT/jobs.txt"
 for name in $(cat "$OUT/platforms.txt"); do
   for w in $WORKLOADS; do
-    echo "$name $w" >>"$OUT/jobs.txt"
+    echo "$name $w ideal -" >>"$OUT/jobs.txt"
+    echo "$name $w contention $TABLE" >>"$OUT/jobs.txt"
   done
 done
+# Sweeps: each parameter without a published figure (a "sweep_max" in the
+# table) at 0 and at its upper value, the rest at the table's values, on
+# the sweep cases (when their platform was selected).
+SWEEP_PLATFORM=${VP_EVAL_SWEEP_PLATFORM:-pcie-4n-switch}
+SWEEP_WORKLOADS=${VP_EVAL_SWEEP_WORKLOADS:-"uniform moe:zipf=1.2,hidden=2048"}
+if grep -qx "$SWEEP_PLATFORM" "$OUT/platforms.txt"; then
+  python3 - "$TABLE" "$OUT/tables" <<'PY' | while read -r point; do
+import json, sys
+table = json.load(open(sys.argv[1]))
+for mech in ("forwarder", "nic", "chunk"):
+    for key, p in table[mech].items():
+        if isinstance(p, dict) and "sweep_max" in p:
+            for v in (0.0, p["sweep_max"]):
+                t = json.loads(json.dumps(table))
+                t[mech]["on"] = True
+                t[mech][key]["value"] = v
+                name = f"{mech}.{key}={v:g}"
+                json.dump(t, open(f"{sys.argv[2]}/{name}.json", "w"), indent=1)
+                print(name)
+PY
+    mkdir -p "$OUT/results/sweep/$point"
+    for w in $SWEEP_WORKLOADS; do
+      echo "$SWEEP_PLATFORM $w sweep/$point $OUT/tables/$point.json" >>"$OUT/jobs.txt"
+    done
+  done
+fi
 export SIM OUT EPSILON
 # shellcheck disable=SC2016
 xargs -P "$JOBS" -L 1 sh -c '
-  file="$OUT/results/$0__$(echo "$1" | tr ":=," "_-_").json"
+  file="$OUT/results/$2/$0__$(echo "$1" | tr ":=," "_-_").json"
+  model="--model ideal"
+  [ "$3" = "-" ] || model="--model contention --contention $3"
   t0=$(date +%s.%N)
-  "$SIM" --catalog "$OUT/catalogs/$0.vpcat" --workload "$1" --schedulers all --epsilon "$EPSILON" --json >"$file.tmp" \
-    || { echo "vp-sim failed: $0 $1" >&2; exit 255; }
+  # shellcheck disable=SC2086
+  "$SIM" --catalog "$OUT/catalogs/$0.vpcat" --workload "$1" --schedulers all --epsilon "$EPSILON" $model --json \
+    >"$file.tmp" || { echo "vp-sim failed: $0 $1 $2" >&2; exit 255; }
   mv "$file.tmp" "$file"
-  printf "%-24s %-26s %6.1f s\n" "$0" "$1" "$(echo "$(date +%s.%N) - $t0" | bc)"
+  printf "%-24s %-26s %-30s %6.1f s\n" "$0" "$1" "$2" "$(echo "$(date +%s.%N) - $t0" | bc)"
 ' <"$OUT/jobs.txt"
 
 END=$(date +%s)
 echo "== report"
 python3 "$ROOT/scripts/evaluate_report.py" --results "$OUT/results" --platforms "$OUT/platforms.txt" \
   --docs "$ROOT/docs" --command "scripts/evaluate.sh ${1:-build-eval}" --build-type "$BUILD_TYPE" \
-  --seconds "$((END - START))" --jobs "$JOBS" --epsilon "$EPSILON" \
+  --seconds "$((END - START))" --jobs "$JOBS" --epsilon "$EPSILON" --contention "$TABLE" \
   --partial "$([ -n "$SELECTED" ] || [ -n "${VP_EVAL_WORKLOADS:-}" ] && echo yes || echo no)"
 echo "== done in $((END - START)) s: docs/evaluation.md"

@@ -4,8 +4,10 @@
     check_sim_schema.py VP_SIM VP_ANALYZE FIXTURES_DIR SCHEMA
 
 Builds a 2-node catalog with vp-analyze, runs vp-sim on a generated
-workload, a drift sequence, a sparse demand file and an empty one, and
-validates each output (JSON Schema 2020-12). Exit 0 when all validate, 1
+workload (under both models), a drift sequence, a sparse demand file and an
+empty one, and validates each output (JSON Schema 2020-12); validates the
+committed contention table (simulator/contention.json) against
+schemas/contention.schema.json. Exit 0 when all validate, 1
 otherwise. A missing jsonschema module is a failure: install
 python3-jsonschema.
 """
@@ -31,6 +33,15 @@ def main():
     validator = Draft202012Validator(schema)
     platform = os.path.join(fixtures, "platforms", "pcie-gen4-2s4sw8g.json")
     failures = 0
+    # The committed contention table against its schema.
+    table = os.path.join(os.path.dirname(os.path.abspath(fixtures)), "simulator", "contention.json")
+    with open(os.path.join(os.path.dirname(schema_path), "contention.schema.json"), encoding="utf-8") as f:
+        table_schema = json.load(f)
+    Draft202012Validator.check_schema(table_schema)
+    with open(table, encoding="utf-8") as f:
+        for e in Draft202012Validator(table_schema).iter_errors(json.load(f)):
+            print(f"simulator/contention.json: {'/'.join(map(str, e.absolute_path))}: {e.message}")
+            failures += 1
     with tempfile.TemporaryDirectory() as tmp:
         catalog = os.path.join(tmp, "c.vpcat")
         subprocess.run([vp_analyze, "-q", "--input", platform, "--nodes", "2", "--fabric", "single_switch",
@@ -43,6 +54,7 @@ def main():
         runs = {
             "uniform": ["--workload", "uniform:bytes=65536"],
             "drift": ["--workload", "drift:calls=2,tokens=64", "--schedulers", "variopath,fast"],
+            "contention": ["--workload", "uniform:bytes=65536", "--model", "contention", "--contention", table],
         }
         for name, demand in files.items():
             path = os.path.join(tmp, name + ".json")

@@ -53,7 +53,15 @@ TEST_CASE("every baseline delivers every byte exactly once") {
     SUBCASE("fan-out") { check_delivers(t, d, fanout_schedule(t, d)); }
     SUBCASE("SpreadOut") { check_delivers(t, d, spreadout_schedule(t, d)); }
     SUBCASE("FAST-like") { check_delivers(t, d, fast_schedule(t, d)); }
-    SUBCASE("DeepEP-like") { check_delivers(t, d, deepep_schedule(t, d)); }
+    SUBCASE("DeepEP NVLink-style") { check_delivers(t, d, deepep_nvlink_style_schedule(t, d)); }
+    SUBCASE("DeepEP PCIe mode") { check_delivers(t, d, deepep_pcie_schedule(t, d)); }
+    SUBCASE("NCCL") { check_delivers(t, d, nccl_schedule(t, d)); }
+    SUBCASE("NCCL, one peer at a time") { check_delivers(t, d, nccl_schedule(t, d, NcclOptions{1})); }
+    SUBCASE("FAST-like, always balancing") {
+      FastOptions o;
+      o.skip_cheap_balancing = false;
+      check_delivers(t, d, fast_schedule(t, d, o));
+    }
   }
 }
 
@@ -74,6 +82,100 @@ TEST_CASE("fan-out is one step of direct transfers; SpreadOut is n-1 shifted per
       CHECK(f.dst == t.gpus[(i + k + 1) % n]);
     }
   }
+}
+
+TEST_CASE("NCCL's round order: node deltas outside, local deltas inside, each quadratic") {
+  // NVIDIA/nccl src/init.cc: "Example sequence for 16 ranks: 0, 1, 3, 6, 10,
+  // 15, 5, 12, 4, 13, 7, 2, 14, 11, 9, 8".
+  std::vector<std::size_t> locals;
+  for (auto [nd, ld] : nccl_round_deltas(1, 16)) {
+    CHECK(nd == 0);
+    locals.push_back(ld);
+  }
+  CHECK(locals == std::vector<std::size_t>{0, 1, 3, 6, 10, 15, 5, 12, 4, 13, 7, 2, 14, 11, 9, 8});
+  // 3 nodes of 5 GPUs: deltas past the count are skipped (4 -> 0, 1, 3, 2).
+  const auto r = nccl_round_deltas(3, 5);
+  REQUIRE(r.size() == 15);
+  CHECK(r[0] == std::pair<std::size_t, std::size_t>{0, 0});
+  CHECK(r[1] == std::pair<std::size_t, std::size_t>{0, 1});
+  CHECK(r[4] == std::pair<std::size_t, std::size_t>{0, 4});  // 0, 1, 3, 6->skip, 2, 7->skip, 5->skip, 4
+  CHECK(r[5] == std::pair<std::size_t, std::size_t>{1, 0});
+  CHECK(r[10] == std::pair<std::size_t, std::size_t>{2, 0});  // node deltas for 3: 0, 1, 3->skip, 2
+}
+
+TEST_CASE("NCCL runs its rounds in waves of the peers in flight, each round a permutation") {
+  Topology t = cluster(2);  // 2 nodes x 8 GPUs: 16 rounds, round 0 the GPU itself
+  const std::size_t n = t.gpus.size();
+  Demand d = uniform_demand(n, 1e6);
+  Schedule s = nccl_schedule(t, d);  // 8 rounds per wave: waves of 7 + 8 transfers per GPU
+  REQUIRE(s.steps.size() == 2);
+  CHECK(s.steps[0].flows.size() == 7 * n);
+  CHECK(s.steps[1].flows.size() == 8 * n);
+  // The first wave stays inside each node (node delta 0); the second crosses.
+  for (const Flow& f : s.steps[0].flows) CHECK(t.components[f.src].node == t.components[f.dst].node);
+  for (const Flow& f : s.steps[1].flows) CHECK(t.components[f.src].node != t.components[f.dst].node);
+  // One peer in flight: 15 steps, each a permutation of the GPUs.
+  Schedule one = nccl_schedule(t, d, NcclOptions{1});
+  REQUIRE(one.steps.size() == n - 1);
+  for (const Step& step : one.steps) {
+    std::set<ComponentId> src, dst;
+    for (const Flow& f : step.flows) src.insert(f.src), dst.insert(f.dst);
+    CHECK(src.size() == n);
+    CHECK(dst.size() == n);
+  }
+  CHECK_THROWS_AS(nccl_schedule(t, d, NcclOptions{0}), std::invalid_argument);
+}
+
+TEST_CASE("DeepEP's PCIe mode sends every byte through the sender's and the receiver's NICs") {
+  Topology t = cluster(2);
+  Demand d(t.gpus.size());
+  d.set(0, 2, 1e6);   // node0: gpu0 (switch0, nic0) -> gpu2 (switch1, nic1): nic0 -> switch0 -> nic1
+  d.set(0, 1, 1e6);   // gpu0 -> gpu1, both on nic0: looped back by nic0
+  d.set(1, 12, 1e6);  // across nodes: the default route
+  Schedule s = deepep_pcie_schedule(t, d);
+  REQUIRE(s.steps.size() == 1);
+  REQUIRE(s.steps[0].flows.size() == 3);
+  auto crosses_kind = [&](const Flow& f, ComponentKind kind) {
+    for (LinkId l : f.route.links)
+      if (t.components[t.links[l].dst].kind == kind) return true;
+    return false;
+  };
+  for (const Flow& f : s.steps[0].flows) {
+    CHECK(crosses_kind(f, ComponentKind::nic));
+    CHECK(f.src == f.origin);
+    CHECK(f.dst == f.final);
+  }
+  // Flows in (source, destination) order: gpu0 -> gpu1 first, looped back
+  // by nic0 without the fabric; gpu0 -> gpu2 through the fabric switch;
+  // neither through the root complex that the PCIe route would take.
+  CHECK(!crosses_kind(s.steps[0].flows[0], ComponentKind::net_switch));
+  CHECK(crosses_kind(s.steps[0].flows[1], ComponentKind::net_switch));
+  CHECK(!crosses_kind(s.steps[0].flows[1], ComponentKind::host_bridge));
+  CHECK(s.steps[0].flows[1].route.forwarders.empty());
+  // One node without a fabric: nic0 loops gpu0 -> gpu2 back over PCIe.
+  Topology one = make_node_from_shape("[g2,n1],[g2,n1]|[g2,n1],[g2,n1]", {});
+  Demand d1(8);
+  d1.set(0, 2, 1e6);
+  Schedule l = deepep_pcie_schedule(one, d1);
+  REQUIRE(l.steps.size() == 1);
+  CHECK(crosses_kind(l.steps[0].flows[0], ComponentKind::nic));
+  check_delivers(one, d1, l);
+  check_delivers(t, d, s);
+}
+
+TEST_CASE("FAST-like skips balancing where FAST's alpha-beta test says it does not pay") {
+  Topology t = cluster(2);
+  Demand d(t.gpus.size());
+  d.set(0, 8, 8e3);  // 8 kB: 0.33 us of PCIe against 5 us start-ups: FAST sends it unbalanced
+  Schedule s = fast_schedule(t, d);
+  REQUIRE(s.steps.size() == 1);  // one scale-out, to gpu8 itself: no balancing, no forwarding
+  CHECK(s.steps[0].flows.size() == 1);
+  FastOptions always;
+  always.skip_cheap_balancing = false;
+  CHECK(fast_schedule(t, d, always).steps.size() == 3);  // balance, scale out, forward
+  // Large enough, the same row is balanced (see the next test).
+  d.set(0, 8, 8e6);
+  CHECK(fast_schedule(t, d).steps.size() == 3);
 }
 
 TEST_CASE("FAST-like scales out between same-index GPUs and forwards inside nodes") {
@@ -125,7 +227,7 @@ TEST_CASE("DeepEP-like sends to the same-index GPU of the target node and pipeli
   d.set(2, 3, 2e6);   // inside node0: direct
   DeepEpOptions o;
   o.chunks = 4;
-  Schedule s = deepep_schedule(t, d, o);
+  Schedule s = deepep_nvlink_style_schedule(t, d, o);
   REQUIRE(s.steps.size() == 5);
   auto count = [&](const Step& step, std::size_t src, std::size_t dst, double bytes) {
     std::size_t n = 0;
@@ -145,7 +247,7 @@ TEST_CASE("FAST-like and DeepEP-like run a demand that stays inside nodes as one
   Topology t = cluster(2);
   Demand d(t.gpus.size());
   d.set(0, 5, 1e6), d.set(9, 8, 2e6);
-  for (const Schedule& s : {fast_schedule(t, d), deepep_schedule(t, d)}) {
+  for (const Schedule& s : {fast_schedule(t, d), deepep_nvlink_style_schedule(t, d)}) {
     REQUIRE(s.steps.size() == 1);
     CHECK(s.steps[0].flows.size() == 2);
   }
@@ -160,7 +262,7 @@ TEST_CASE("FAST-like and DeepEP-like need nodes with equal GPU counts") {
   Demand d = uniform_demand(6, 1e3);
   CHECK_THROWS_WITH_AS(fast_schedule(t, d), "fast_schedule: every node needs the same number of GPUs (b has 2, a has 4)",
                        std::invalid_argument);
-  CHECK_THROWS_AS(deepep_schedule(t, d), std::invalid_argument);
+  CHECK_THROWS_AS(deepep_nvlink_style_schedule(t, d), std::invalid_argument);
   check_delivers(t, d, fanout_schedule(t, d));
   check_delivers(t, d, spreadout_schedule(t, d));
 }

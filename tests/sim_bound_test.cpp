@@ -6,6 +6,7 @@
 #include "vp/sim/simulate.hpp"
 #include "vp/sim/workloads.hpp"
 #include "vp/topology/cluster.hpp"
+#include "vp/import/import.hpp"
 #include "vp/topology/errors.hpp"
 #include "vp/topology/synthetic.hpp"
 
@@ -54,13 +55,15 @@ TEST_CASE("a node's NICs bound the traffic between nodes") {
   Topology t = expand_cluster(cluster_from_shortcut(node, 2, FabricKind::single_switch, 0, 1.0));
   Demand d(16);
   for (std::size_t g = 0; g < 8; ++g) d.set(g, 8 + g, 100e3);
-  // 800e3 bytes through 4 NICs of 25 GB/s: 8 us (a GPU link: 4.2 us; a
-  // switch's GPUs and NIC: 200e3 / (24 + 25) GB/s = 4.1 us). node1's NICs
-  // in tie; node0 comes first.
+  // 800e3 bytes through 4 NICs, each of 200 Gb/s (25 GB/s) behind a Gen4
+  // x16 link (24 GB/s): each counts at the smaller, 24; 800e3 / 96 GB/s =
+  // 8.33 us (at the line rate it read 8 us, more than the NICs can take
+  // from PCIe). A GPU link: 4.2 us; a switch's GPUs and NIC: 200e3 / (24 +
+  // 25) GB/s = 4.1 us. node1's NICs in tie; node0 comes first.
   LowerBound b = lower_bound(t, d, no_latency());
   CHECK(b.cut.name == "node0 NICs out");
-  CHECK(b.cut.gbps == 100.0);
-  CHECK(b.time_us == doctest::Approx(8.0));
+  CHECK(b.cut.gbps == 96.0);
+  CHECK(b.time_us == doctest::Approx(800e3 / 96e3));
 }
 
 TEST_CASE("an oversubscribed leaf bounds the traffic that leaves its nodes") {
@@ -113,14 +116,18 @@ TEST_CASE("no baseline beats the bound on an oversubscribed rail fabric") {
   moe.tokens_per_gpu = 256;
   moe.zipf_exponent = 1.0;
   // Uniform: a rail group's 6 GPUs send 108e6 bytes out through 81.375
-  // GB/s (1327 us); a node's NICs 128e6 through 100 GB/s (1280 us).
-  CHECK(lower_bound(t, uniform_demand(24, 1e6)).cut.name.rfind("rail", 0) == 0);
+  // GB/s (1327 us); a node's NICs 128e6 through 4 x min(25, 24) = 96 GB/s
+  // (1333 us). At 16:1 the rail's spine uplink is 4.69 GB/s: 108e6 over
+  // 76.69 GB/s, 1408 us.
+  CHECK(lower_bound(t, uniform_demand(24, 1e6)).cut.name == "node0 NICs out");
+  Topology thin = expand_cluster(cluster_from_shortcut(node, 3, FabricKind::rail, 0, 16.0));
+  CHECK(lower_bound(thin, uniform_demand(24, 1e6)).cut.name.rfind("rail", 0) == 0);
   for (const Demand& d : {uniform_demand(24, 1e6), moe_dispatch_demand(24, moe)}) {
     const LowerBound b = lower_bound(t, d);
     CHECK(simulate(t, fanout_schedule(t, d)).time_us >= b.time_us);
     CHECK(simulate(t, spreadout_schedule(t, d)).time_us >= b.time_us);
     CHECK(simulate(t, fast_schedule(t, d)).time_us >= b.time_us);
-    CHECK(simulate(t, deepep_schedule(t, d)).time_us >= b.time_us);
+    CHECK(simulate(t, deepep_nvlink_style_schedule(t, d)).time_us >= b.time_us);
   }
 }
 
@@ -147,12 +154,61 @@ TEST_CASE("in a single node, a root complex that both directions must transit is
   SimOptions o;
   o.latency_us = 0;
   CHECK(simulate(t, fanout_schedule(t, d), o).time_us == doctest::Approx(4.0));
-  // With a fabric a relay through another node could avoid it: no such cut.
+  // With a fabric, switch0 and switch1 each reach a NIC: a relay through
+  // another node goes around the root complex, so it separates nothing.
   Topology two = expand_cluster(cluster_from_shortcut(t, 2, FabricKind::single_switch, 0, 1.0));
   Demand d2(16);
   d2.set(0, 2, 48e3);
   d2.set(2, 0, 48e3);
   CHECK(lower_bound(two, d2, no_latency()).cut.name.find("forwarding") == std::string::npos);
+}
+
+TEST_CASE("in a cluster, a root complex that is a switch's only way to a NIC is a cut") {
+  // Socket 0: switch0 with gpu0, gpu1 and the node's only NIC, switch1 with
+  // gpu2, gpu3, both under host_bridge0; socket 1: two GPUs per switch, no
+  // NIC. Every byte between node0's gpu2/gpu3 and the other node transits
+  // node0's host_bridge0, whichever route or relay carries it.
+  Topology node = make_node_from_shape("[g2,n1],[g2]|[g2],[g2]", {});
+  Topology t = expand_cluster(cluster_from_shortcut(node, 2, FabricKind::single_switch, 0, 1.0));
+  Demand d(16);
+  for (std::size_t s : {2, 3})
+    for (std::size_t r : {8, 9, 10, 11}) d.set(s, r, 48e3), d.set(r, s, 48e3);
+  // 768e3 bytes at its 24 GB/s: 32 us. Before it counted, the bound was
+  // 16 us (switch1's up-link: 384e3 bytes per direction at 24 GB/s).
+  LowerBound b = lower_bound(t, d, no_latency());
+  CHECK(b.cut.name == "node0/host_bridge0 forwarding");
+  CHECK(b.cut.bytes == 768e3);
+  CHECK(b.time_us == doctest::Approx(32.0));
+  SimOptions o;
+  o.latency_us = 0;
+  for (const Schedule& s : {fanout_schedule(t, d), spreadout_schedule(t, d), fast_schedule(t, d)})
+    CHECK(simulate(t, s, o).time_us >= b.time_us * (1 - 1e-9));
+}
+
+TEST_CASE("AWS g6: the socket between every GPU and the NIC bounds, and the NIC cut counts the EFA alone") {
+  ImportOptions io;
+  Topology node = import_topology(std::string(VP_FIXTURES_DIR) + "/platforms/aws-g6-48xl.json", InputFormat::json, io);
+  Topology t = expand_cluster(cluster_from_shortcut(node, 4, FabricKind::single_switch, 0, 1.0));
+  const Demand d = uniform_demand(32, 1e6);
+  // Each node sends and receives 24 x 8 MB: through its one EFA (100 Gb/s,
+  // 12.5 GB/s, below its x16 link) 15.36 ms; the ENA (no GPUDirect RDMA)
+  // carries no GPU traffic and does not count.
+  const double nic_us = 24 * 8 * 1e6 / 12.5e3;
+  // cpu0 is every GPU's only way to the NIC: it forwards all of a node's
+  // inter-node bytes both ways, its cross-socket bytes, and those between
+  // its own four GPUs (each on its own root port) -- 2 x 192 + 2 x 16 + 12
+  // MB at its root-complex default (its fastest link, Gen4 x16: 24 GB/s):
+  // 17.8 ms.
+  LowerBound b = lower_bound(t, d, no_latency());
+  CHECK(b.cut.name == "node0/cpu0 forwarding");
+  CHECK(b.cut.bytes == doctest::Approx((2 * 192 + 2 * 16 + 12) * 1e6));
+  CHECK(b.cut.gbps == 24.0);
+  CHECK(b.time_us > nic_us);
+  SimOptions o;
+  o.latency_us = 0;
+  const double fanout = simulate(t, fanout_schedule(t, d), o).time_us;
+  CHECK(fanout >= b.time_us * (1 - 1e-9));
+  CHECK(fanout <= b.time_us * 1.02);  // fan-out is within 2% of this bound (it read 2.55x before)
 }
 
 TEST_CASE("an empty demand needs no time; a demand must fit the topology") {
@@ -174,6 +230,6 @@ TEST_CASE("no baseline beats the bound") {
     CHECK(simulate(t, fanout_schedule(t, d)).time_us >= bound);
     CHECK(simulate(t, spreadout_schedule(t, d)).time_us >= bound);
     CHECK(simulate(t, fast_schedule(t, d)).time_us >= bound);
-    CHECK(simulate(t, deepep_schedule(t, d)).time_us >= bound);
+    CHECK(simulate(t, deepep_nvlink_style_schedule(t, d)).time_us >= bound);
   }
 }

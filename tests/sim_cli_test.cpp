@@ -61,7 +61,8 @@ TEST_CASE("vp-sim --json: the bound, its cut, and every scheduler checked and at
     CHECK(res["ratio_to_bound"].get<double>() == doctest::Approx(res["time_us"].get<double>() / bound));
     CHECK(res["steps"].get<int>() >= 1);
   }
-  CHECK(names == std::set<std::string>{"variopath", "fanout", "spreadout", "fast", "deepep"});
+  CHECK(names == std::set<std::string>{"variopath", "fanout", "nccl", "spreadout", "fast", "deepep_nvlink_style",
+                                       "deepep_pcie"});
 }
 
 TEST_CASE("vp-sim reads vp-plan's demand files and prints a table by default") {
@@ -77,7 +78,7 @@ TEST_CASE("vp-sim reads vp-plan's demand files and prints a table by default") {
 
 TEST_CASE("vp-sim on a sequence: totals, mean and worst per scheduler, and every call") {
   Files f;
-  const RunResult r = f.sim("--workload drift:calls=3,tokens=128 --schedulers variopath,deepep --json");
+  const RunResult r = f.sim("--workload drift:calls=3,tokens=128 --schedulers variopath,deepep_pcie --json");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const nlohmann::json j = nlohmann::json::parse(r.out);
   CHECK(j["calls"] == 3);
@@ -103,9 +104,9 @@ TEST_CASE("vp-sim errors: where, what, why, and the exit code") {
               "--workload moe: unknown key \"zipff\" (expected zipf, hidden, experts, topk, tokens, elem, seed)");
   check_error(f.sim("--workload moe:zipf=x"), 1, "--workload moe: zipf=x is not a number");
   check_error(f.sim("--workload hotspot:hot=32"), 1, "--workload hotspot: hot=32 is not a GPU (the catalog has 32)");
-  check_error(f.sim("--workload uniform --schedulers fanout,nccl"), 1,
-              "--schedulers: unknown scheduler \"nccl\" (expected all, or a comma list of variopath, fanout, "
-              "spreadout, fast, deepep)");
+  check_error(f.sim("--workload uniform --schedulers fanout,deepep"), 1,
+              "--schedulers: unknown scheduler \"deepep\" (expected all, or a comma list of variopath, fanout, "
+              "nccl, spreadout, fast, deepep_nvlink_style, deepep_pcie)");
   const RunResult missing = vp::test::run(vp::test::shell_quote(kBin) + " --catalog /nonexistent/c.vpcat --workload uniform");
   CHECK(missing.exit_code == 2);
   CHECK(missing.err.rfind("vp-sim: error: /nonexistent/c.vpcat", 0) == 0);

@@ -43,6 +43,9 @@ class FlowMaker {
   Flow hop(std::size_t src, std::size_t dst, std::size_t origin, std::size_t final, double bytes);
   // The payload's own single hop origin -> final.
   Flow direct(std::size_t origin, std::size_t final, double bytes) { return hop(origin, final, origin, final, bytes); }
+  // The NIC a GPU (global index) sends through: its nearest with GPUDirect
+  // RDMA, else its nearest; kNone when its node has none.
+  ComponentId nic(std::size_t gpu) const { return nic_[gpu]; }
 
  private:
   const Route& route(std::size_t src, std::size_t dst);

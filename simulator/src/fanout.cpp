@@ -1,11 +1,9 @@
 // Fan-out baseline: every transfer of the AlltoAllv posted at once, each on
-// its default route (nearest NICs). Sources: the all-to-all of the NCCL
-// user guide, "Point-to-point communication" (one ncclSend and one ncclRecv
-// per peer inside ncclGroupStart/ncclGroupEnd; NCCL then runs them
-// concurrently on its default paths), and Open MPI's linear AlltoAllv
-// (ompi/mca/coll/base/coll_base_alltoallv.c,
+// its default route (nearest NICs with GPUDirect RDMA), as Open MPI's basic
+// linear AlltoAllv does (ompi/mca/coll/base/coll_base_alltoallv.c,
 // ompi_coll_base_alltoallv_intra_basic_linear: post every irecv and isend,
-// then wait for all).
+// then wait for all). NCCL's grouped send/recv bounds the peers in flight
+// and orders them in rounds: that is the `nccl` baseline (src/nccl.cpp).
 #include "baseline_common.hpp"
 #include "vp/sim/baselines.hpp"
 

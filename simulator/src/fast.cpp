@@ -23,9 +23,20 @@
 //
 // Where FAST computes stage times with an alpha-beta model of an NVLink
 // server, every byte here is a flow on the real links: balancing and
-// forwarding compete with scale-out on the PCIe tree. FAST's option to skip
-// balancing when its alpha cost dominates (check_balance_dispatch) is not
-// modelled: balancing always runs.
+// forwarding compete with scale-out on the PCIe tree.
+//
+// FAST skips the balancing of a server pair when it is cheap to do without
+// (simulation/scheduler/local.cpp check_balance_dispatch, used by
+// GlobalScheduler's constructor): with its alpha-beta model of the intra-
+// server link, if (beta cost of balancing + of the g dispatch diagonals) /
+// (alpha cost of the same) < 2, the pair is sent unbalanced and its server
+// matrix entry is the largest row (server2server_approx). The same test runs
+// here (FastOptions: alpha = the start-up latency, beta = 1 / the GPUs' PCIe
+// link rate; skip_cheap_balancing = false balances always). What FAST does
+// that is not modelled: its dispatch inside a server runs as g-1 shifted
+// permutations (spread-out); here the forwarding of a stage is one step
+// beside the next stage's scale-out, since a barrier model cannot overlap a
+// sequence of intra-server steps with one scale-out transfer.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -46,9 +57,13 @@ using Pile = std::vector<Piece>;  // what one GPU holds for one server, by desti
 
 class FastBuilder {
  public:
-  FastBuilder(const Topology& t, const Demand& d)
-      : d_(d), srv_(t, "fast_schedule"), make_(t), servers_(srv_.count()), g_(srv_.gpus_per_server()),
-        piles_(servers_ * servers_ * g_) {}
+  FastBuilder(const Topology& t, const Demand& d, const FastOptions& o)
+      : d_(d), opts_(o), srv_(t, "fast_schedule"), make_(t), servers_(srv_.count()), g_(srv_.gpus_per_server()),
+        piles_(servers_ * servers_ * g_) {
+    intra_gbps_ = o.intra_gbps;
+    if (!(intra_gbps_ > 0))
+      for (LinkId l : t.out_links[t.gpus.front()]) intra_gbps_ = std::max(intra_gbps_, t.links[l].capacity.gbps);
+  }
 
   Schedule build() {
     Step balance, intrinsic;
@@ -60,7 +75,7 @@ class FastBuilder {
           continue;
         }
         fill_piles(a, b);
-        per_gpu[a][b] = static_cast<std::int64_t>(std::ceil(balance_piles(a, b, balance)));
+        per_gpu[a][b] = static_cast<std::int64_t>(std::ceil(balance_or_not(a, b, balance)));
       }
     }
     std::vector<Permutation> stages = servers_ > 1 ? birkhoff_decompose(pad_to_equal_sums(per_gpu))
@@ -131,6 +146,40 @@ class FastBuilder {
     return avg;
   }
 
+  // check_balance_dispatch: balance (a, b) unless its alpha cost dominates;
+  // returns the per-GPU amount of the server matrix.
+  double balance_or_not(std::size_t a, std::size_t b, Step& step) {
+    if (!opts_.skip_cheap_balancing) return balance_piles(a, b, step);
+    double max_row = 0.0;
+    std::vector<Pile> saved(g_);
+    for (std::size_t i = 0; i < g_; ++i) {
+      double row = 0.0;
+      for (const Piece& p : pile(a, b, i)) row += p.bytes;
+      max_row = std::max(max_row, row);
+      saved[i] = pile(a, b, i);
+    }
+    Step trial;
+    const double avg = balance_piles(a, b, trial);
+    const double beta_us_per_byte = 1.0 / (intra_gbps_ * 1e3);
+    double alpha_cost = opts_.alpha_us, beta_cost = max_row * beta_us_per_byte;
+    for (std::size_t k = 0; k < g_; ++k) {  // dispatch diagonal k: GPU j holds bytes for GPU (j + k) mod g
+      double largest = 0.0;
+      for (std::size_t j = 0; j < g_; ++j) {
+        double bytes = 0.0;
+        for (const Piece& p : pile(a, b, j))
+          if (srv_.local_of(p.final) == (j + k) % g_) bytes += p.bytes;
+        largest = std::max(largest, bytes);
+      }
+      if (largest > 0) alpha_cost += opts_.alpha_us, beta_cost += largest * beta_us_per_byte;
+    }
+    if (beta_cost / alpha_cost < 2) {  // NaN (no cost at all) and infinity (alpha 0) balance
+      for (std::size_t i = 0; i < g_; ++i) pile(a, b, i) = std::move(saved[i]);
+      return max_row;
+    }
+    step.flows.insert(step.flows.end(), trial.flows.begin(), trial.flows.end());
+    return avg;
+  }
+
   void hand_over(std::size_t a, std::size_t b, std::size_t from, std::size_t to, double bytes, Step& step) {
     Pile& src = pile(a, b, from);
     std::size_t taken = 0;
@@ -168,6 +217,8 @@ class FastBuilder {
   }
 
   const Demand& d_;
+  FastOptions opts_;
+  double intra_gbps_ = 0.0;
   detail::Servers srv_;
   detail::FlowMaker make_;
   std::size_t servers_, g_;
@@ -176,9 +227,9 @@ class FastBuilder {
 
 }  // namespace
 
-Schedule fast_schedule(const Topology& t, const Demand& demand) {
+Schedule fast_schedule(const Topology& t, const Demand& demand, const FastOptions& opts) {
   demand.check_fits(t, "demand");
-  return FastBuilder(t, demand).build();
+  return FastBuilder(t, demand, opts).build();
 }
 
 }  // namespace vp::sim

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <numeric>
 #include <queue>
 #include <stdexcept>
@@ -49,8 +50,16 @@ class Fluid {
   void commit(double now);
   void solve(const std::vector<std::uint32_t>& done, double now);
   void rebuild_events();
+  // Contention model: the capacity of r for its active transfers.
+  double effective_capacity(std::uint32_t r) const;
+  void release(const std::vector<std::uint32_t>& done);
 
   const FluidProblem& p_;
+  std::vector<double> cap_;  // current capacity per resource (p_.capacity in the ideal model)
+  // Contention model only: per resource, active transfers and the sum of
+  // their solo rates; per transfer, its solo rate.
+  std::vector<std::uint32_t> count_;
+  std::vector<double> solo_sum_, solo_;
   // Per resource: every transfer using it, in rflows_[rbegin_[r], rend_[r]);
   // finished ones are dropped lazily (rdead_ counts them).
   std::vector<std::uint32_t> rbegin_, rend_, rdead_, rflows_;
@@ -89,8 +98,21 @@ class Fluid {
   std::vector<std::pair<std::uint32_t, double>> new_ceilings_;
 };
 
-Fluid::Fluid(const FluidProblem& p) : p_(p) {
+Fluid::Fluid(const FluidProblem& p) : p_(p), cap_(p.capacity) {
   const std::size_t nf = p.transfers(), nr = p.capacity.size();
+  if (!p.degradation.empty()) {
+    if (p.degradation.size() != nr) throw std::logic_error("fluid: one degradation per resource expected");
+    count_.assign(nr, 0);
+    solo_sum_.assign(nr, 0.0);
+    solo_.assign(nf, 0.0);
+    for (std::uint32_t f = 0; f < nf; ++f) {
+      double solo = std::numeric_limits<double>::infinity();
+      for (std::uint32_t i = p.first[f]; i < p.first[f + 1]; ++i) solo = std::min(solo, p.capacity[p.resources[i]]);
+      solo_[f] = solo;
+      for (std::uint32_t i = p.first[f]; i < p.first[f + 1]; ++i) ++count_[p.resources[i]], solo_sum_[p.resources[i]] += solo;
+    }
+    for (std::uint32_t r = 0; r < nr; ++r) cap_[r] = effective_capacity(r);
+  }
   rbegin_.assign(nr + 1, 0);
   for (std::uint32_t r : p.resources) ++rbegin_[r + 1];
   for (std::size_t r = 0; r < nr; ++r) rbegin_[r + 1] += rbegin_[r];
@@ -158,7 +180,7 @@ bool Fluid::fill() {
   // grown goes back into the heap.
   std::priority_queue<KeyedResource, std::vector<KeyedResource>, std::greater<>> heap;
   for (std::uint32_t r : region_res_) {
-    residual_[r] = std::max(0.0, p_.capacity[r] - (load_[r] - sub_[r]));
+    residual_[r] = std::max(0.0, cap_[r] - (load_[r] - sub_[r]));
     left_[r] = static_cast<std::uint32_t>(members_[r].size());
     froze_at_[r] = -1.0;
     if (left_[r] > 0) heap.push({residual_[r] / left_[r], r});
@@ -260,12 +282,13 @@ void Fluid::commit(double now) {
     ++fl_[f].version;
     events_.push({now + fl_[f].rem / fl_[f].rate, f, fl_[f].version});
   }
-  for (std::uint32_t r : region_res_) load_[r] = std::max(0.0, p_.capacity[r] - residual_[r]);
+  for (std::uint32_t r : region_res_) load_[r] = std::max(0.0, cap_[r] - residual_[r]);
 }
 
 // Transfers `done` finish at `now` (done_mark_ set for this epoch): give
 // their bandwidth to the region that can use it.
 void Fluid::solve(const std::vector<std::uint32_t>& done, double now) {
+  if (!count_.empty()) release(done);
   region_flows_.clear();
   region_res_.clear();
   queue_.clear();
@@ -333,6 +356,27 @@ FluidOutcome Fluid::run(double epsilon) {
   }
   out.makespan_us = now;
   return out;
+}
+
+double Fluid::effective_capacity(std::uint32_t r) const {
+  const double cap = p_.capacity[r];
+  // Contention-free at solo rates: the full capacity (kTol: rounding of the sum).
+  if (count_[r] < 2 || solo_sum_[r] <= cap * (1.0 + kTol)) return cap;
+  const Degradation& g = p_.degradation[r];
+  const double eta = std::max(g.floor, 1.0 / (1.0 + g.slope * static_cast<double>(count_[r] - 1)));
+  return cap * eta * g.chunk_factor;
+}
+
+// Transfers `done` leave their resources: their capacities can only grow.
+void Fluid::release(const std::vector<std::uint32_t>& done) {
+  for (std::uint32_t c : done)
+    for (std::uint32_t i = 0; i < route_size(c); ++i) {
+      const std::uint32_t r = route(c)[i];
+      --count_[r];
+      solo_sum_[r] = std::max(0.0, solo_sum_[r] - solo_[c]);
+    }
+  for (std::uint32_t c : done)
+    for (std::uint32_t i = 0; i < route_size(c); ++i) cap_[route(c)[i]] = effective_capacity(route(c)[i]);
 }
 
 // Drop the stale entries of the event heap (running_list_ is compact).

@@ -25,8 +25,20 @@
 
 namespace vp::sim::detail {
 
+// How contention degrades one resource (the contention model of
+// contention.hpp): while the solo rates of its active transfers add up to
+// more than its capacity, it delivers capacity x max(floor, 1 / (1 +
+// slope x (k - 1))) x chunk_factor for k active transfers; otherwise its
+// full capacity. slope >= 0, floor and chunk_factor in (0, 1], so the
+// capacity only grows as transfers finish.
+struct Degradation {
+  double slope = 0.0, floor = 1.0, chunk_factor = 1.0;
+};
+
 struct FluidProblem {
   std::vector<double> capacity;  // per resource, bytes per microsecond (> 0)
+  // Per resource, or empty: the ideal model (capacities fixed).
+  std::vector<Degradation> degradation;
   // Transfer i uses resources resources[first[i] .. first[i+1]), no repeats.
   std::vector<std::uint32_t> first{0};
   std::vector<std::uint32_t> resources;

@@ -13,10 +13,14 @@ namespace {
 
 class CutFinder {
  public:
-  CutFinder(const Topology& t, const Demand& d) : t_(t), d_(d), member_(t.components.size(), 0), gpu_(t.components.size(), -1) {
+  CutFinder(const Topology& t, const Demand& d, const std::vector<char>& idle_nic)
+      : t_(t), d_(d), idle_nic_(idle_nic), member_(t.components.size(), 0), gpu_(t.components.size(), -1) {
     for (std::size_t i = 0; i < t.gpus.size(); ++i) gpu_[t.gpus[i]] = static_cast<int>(i);
     for (std::size_t i = 0; i < d.size(); ++i) row_.push_back(d.row_sum(i)), column_.push_back(d.column_sum(i));
   }
+
+  // A link no schedule uses: one of a NIC that carries no GPU traffic.
+  bool idle(LinkId l) const { return idle_nic_[t_.links[l].src] || idle_nic_[t_.links[l].dst]; }
 
   // Examine the set `members` (component ids) under `name` + " out"/" in"
   // (or the explicit out/in names).
@@ -33,34 +37,88 @@ class CutFinder {
     double out_gbps = 0.0, in_gbps = 0.0;
     for (ComponentId c : members) {
       for (LinkId l : t_.out_links[c])
-        if (!member_[t_.links[l].dst]) out_gbps += t_.links[l].capacity.gbps;
+        if (!member_[t_.links[l].dst] && !idle(l)) out_gbps += t_.links[l].capacity.gbps;
       for (LinkId l : t_.in_links[c])
-        if (!member_[t_.links[l].src]) in_gbps += t_.links[l].capacity.gbps;
+        if (!member_[t_.links[l].src] && !idle(l)) in_gbps += t_.links[l].capacity.gbps;
     }
     for (ComponentId c : members) member_[c] = 0;
     consider(out_name, out_bytes - internal, out_gbps);
     consider(in_name, in_bytes - internal, in_gbps);
   }
 
-  // Bytes that must transit component x (a tree articulation point with a
-  // forwarding capacity): between GPUs in different branches around x (the
-  // subtree of each child, and everything outside x's subtree), unless both
-  // are outside.
+  // Bytes that must transit component x (one with a forwarding capacity):
+  // remove x from the whole graph (links taken both ways, idle NICs left
+  // out); two GPUs that end up in different connected parts have no path
+  // that avoids x, so every byte between them -- on any route, relays
+  // through other GPUs or nodes included -- transits x, and each such route
+  // lists x as a forwarder. In a single node this is the tree rule
+  // (different child subtrees of x, or one inside and one outside); in a
+  // cluster it also catches the socket that is the only way from a node's
+  // GPUs to its NICs (AWS g6).
   void examine_forwarder(ComponentId x, const std::string& name) {
-    std::vector<int> branch(t_.gpus.size(), -1);
-    const std::vector<ComponentId>& kids = t_.children[x];
-    for (std::size_t k = 0; k < kids.size(); ++k) {
-      std::vector<ComponentId> below{kids[k]};
-      for (std::size_t i = 0; i < below.size(); ++i)
-        for (ComponentId c : t_.children[below[i]]) below.push_back(c);
-      for (ComponentId c : below)
-        if (gpu_[c] >= 0) branch[static_cast<std::size_t>(gpu_[c])] = static_cast<int>(k);
+    std::vector<int> part(t_.components.size(), -1);
+    std::vector<std::size_t> sizes;
+    std::vector<ComponentId> queue;
+    for (ComponentId start : t_.gpus) {
+      if (part[start] >= 0) continue;
+      const int id = static_cast<int>(sizes.size());
+      part[start] = id;
+      queue.assign(1, start);
+      for (std::size_t i = 0; i < queue.size(); ++i) {
+        const ComponentId c = queue[i];
+        auto visit = [&](ComponentId n, LinkId l) {
+          if (n == x || part[n] >= 0 || idle(l)) return;
+          part[n] = id;
+          queue.push_back(n);
+        };
+        for (LinkId l : t_.out_links[c]) visit(t_.links[l].dst, l);
+        for (LinkId l : t_.in_links[c]) visit(t_.links[l].src, l);
+      }
+      std::size_t gpus = 0;
+      for (ComponentId c : queue) gpus += gpu_[c] >= 0;
+      sizes.push_back(gpus);
     }
+    if (sizes.size() < 2) return;  // x separates no two GPUs
+    // Bytes between different parts, summed over the GPUs outside the
+    // largest part only: from them, to them, minus those among them that
+    // stay in one part.
+    const int largest = static_cast<int>(std::max_element(sizes.begin(), sizes.end()) - sizes.begin());
+    std::vector<std::size_t> rest;
+    for (std::size_t g = 0; g < t_.gpus.size(); ++g)
+      if (part[t_.gpus[g]] != largest) rest.push_back(g);
     double bytes = 0.0;
-    for (std::size_t s = 0; s < d_.size(); ++s)
-      for (std::size_t d = 0; d < d_.size(); ++d)
-        if (s != d && branch[s] != branch[d]) bytes += d_.at(s, d);
+    for (std::size_t s : rest) bytes += row_[s] + column_[s];
+    for (std::size_t s : rest)
+      for (std::size_t d : rest)
+        if (s != d) bytes -= d_.at(s, d) * (part[t_.gpus[s]] == part[t_.gpus[d]] ? 2.0 : 1.0);
     consider(name, bytes, t_.components[x].forward->gbps);
+  }
+
+  // The node's NIC cut: every byte between this node's GPUs and other
+  // nodes crosses one of its NICs that carry GPU traffic, through both the
+  // NIC's PCIe link and its network link(s): each NIC counts at the smaller.
+  void examine_nics(std::int32_t node, const std::string& out_name, const std::string& in_name) {
+    std::vector<std::size_t> inside;
+    for (std::size_t g = 0; g < t_.gpus.size(); ++g)
+      if (t_.components[t_.gpus[g]].node == node) inside.push_back(g);
+    double out_bytes = 0.0, in_bytes = 0.0;
+    for (std::size_t s : inside) out_bytes += row_[s], in_bytes += column_[s];
+    for (std::size_t s : inside)
+      for (std::size_t d : inside)
+        if (s != d) out_bytes -= d_.at(s, d), in_bytes -= d_.at(s, d);
+    double out_gbps = 0.0, in_gbps = 0.0;
+    for (ComponentId nic : t_.nics) {
+      if (t_.components[nic].node != node || idle_nic_[nic]) continue;
+      double pcie_out = 0, pcie_in = 0, net_out = 0, net_in = 0;  // out: towards the network
+      for (LinkId l : t_.in_links[nic])
+        (t_.links[l].kind == LinkKind::network ? net_in : pcie_out) += t_.links[l].capacity.gbps;
+      for (LinkId l : t_.out_links[nic])
+        (t_.links[l].kind == LinkKind::network ? net_out : pcie_in) += t_.links[l].capacity.gbps;
+      out_gbps += std::min(pcie_out, net_out);
+      in_gbps += std::min(pcie_in, net_in);
+    }
+    consider(out_name, out_bytes, out_gbps);
+    consider(in_name, in_bytes, in_gbps);
   }
 
   const Cut& best() const { return best_; }
@@ -74,6 +132,7 @@ class CutFinder {
 
   const Topology& t_;
   const Demand& d_;
+  const std::vector<char>& idle_nic_;
   std::vector<char> member_;
   std::vector<int> gpu_;
   std::vector<double> row_, column_;
@@ -171,7 +230,18 @@ LowerBound lower_bound(const Topology& t, const Demand& demand, const BoundOptio
   demand.check_fits(t, "demand");
   if (!std::isfinite(opts.latency_us) || opts.latency_us < 0)
     throw std::invalid_argument(fmt::format("lower_bound: latency_us must be finite and >= 0, got {}", opts.latency_us));
-  CutFinder finder(t, demand);
+  // NICs that carry GPU traffic: those with GPUDirect RDMA, or every NIC of
+  // a node that has none (the schedulers' and the catalog's rule:
+  // baseline_common.cpp nearest_rdma_nic, nic_port_gbps in the analyzer).
+  std::vector<char> idle_nic(t.components.size(), 0);
+  for (std::size_t n = 0; n < t.nodes.size(); ++n) {
+    bool rdma = false;
+    for (ComponentId nic : t.nics) rdma |= t.components[nic].node == static_cast<std::int32_t>(n) && t.components[nic].gpudirect;
+    if (!rdma) continue;
+    for (ComponentId nic : t.nics)
+      if (t.components[nic].node == static_cast<std::int32_t>(n) && !t.components[nic].gpudirect) idle_nic[nic] = 1;
+  }
+  CutFinder finder(t, demand, idle_nic);
   for (ComponentId g : t.gpus) {
     std::string name = t.display_name(g);
     finder.examine({g}, name + " up-link", name + " down-link");
@@ -188,8 +258,9 @@ LowerBound lower_bound(const Topology& t, const Demand& demand, const BoundOptio
   std::vector<std::vector<ComponentId>> node_members(t.nodes.size());
   for (const Component& c : t.components)
     if (c.node >= 0) node_members[static_cast<std::size_t>(c.node)].push_back(c.id);
-  for (std::size_t n = 0; n < t.nodes.size(); ++n)
-    finder.examine(node_members[n], t.nodes[n].name + " NICs out", t.nodes[n].name + " NICs in");
+  if (!t.net_switches.empty())
+    for (std::size_t n = 0; n < t.nodes.size(); ++n)
+      finder.examine_nics(static_cast<std::int32_t>(n), t.nodes[n].name + " NICs out", t.nodes[n].name + " NICs in");
   for (const auto& [sw, nodes] : leaf_groups(t)) {
     std::vector<ComponentId> members{sw};
     for (std::int32_t n : nodes)
@@ -198,11 +269,7 @@ LowerBound lower_bound(const Topology& t, const Demand& demand, const BoundOptio
     std::string name = t.components[sw].name + " group";
     finder.examine(members, name + " out", name + " in");
   }
-  // Without a fabric the PCIe tree (and the sockets' links) is the only
-  // way between two GPUs, so a forwarding component that splits them is
-  // unavoidable; with one, a relay through another node could go around it.
-  if (t.net_switches.empty())
-    for (const Component& c : t.components)
+  for (const Component& c : t.components)
       if (c.forward && c.forward->gbps > 0) finder.examine_forwarder(c.id, t.display_name(c.id) + " forwarding");
   for (const RailGroup& g : rail_groups(t)) {
     std::string name = t.components[g.sw].name + " + " + g.level + " subtrees";

@@ -50,7 +50,8 @@ void check_flow(const Topology& t, const std::vector<int>& gpu, const Flow& f, s
 // numbered compactly (links first seen first, forwarders likewise).
 class StepBuilder {
  public:
-  explicit StepBuilder(const Topology& t) : t_(t), resource_of_(t.links.size() + t.components.size(), kNone) {}
+  StepBuilder(const Topology& t, const ContentionModel& m)
+      : t_(t), model_(m), resource_of_(t.links.size() + t.components.size(), kNone) {}
 
   detail::FluidProblem build(const Step& step) {
     detail::FluidProblem p;
@@ -74,13 +75,25 @@ class StepBuilder {
       route_of.push_back(&f.route);
       res.clear();
       for (LinkId l : f.route.links) res.push_back(resource(p, l, t_.links[l].capacity.gbps, used));
-      for (ComponentId c : f.route.forwarders) {
+      auto forwarder = [&](ComponentId c) {
         auto r = resource(p, static_cast<std::uint32_t>(t_.links.size() + c), t_.components[c].forward->gbps, used);
         if (std::find(res.begin(), res.end(), r) == res.end()) res.push_back(r);
+      };
+      for (ComponentId c : f.route.forwarders) forwarder(c);
+      // Every transited component with a forwarding capacity is charged,
+      // listed or not (the bound counts them all): a route that forgets one
+      // gains nothing.
+      for (std::size_t i = 0; i + 1 < f.route.links.size(); ++i) {
+        const ComponentId mid = t_.links[f.route.links[i]].dst;
+        if (t_.components[mid].forward) forwarder(mid);
       }
       p.add_transfer(f.bytes, res);
     }
     for (std::uint32_t key : used) resource_of_[key] = kNone;
+    if (model_.enabled) {
+      p.degradation.resize(p.capacity.size());
+      for (std::size_t r = 0; r < used.size(); ++r) p.degradation[r] = degradation(used[r], p.capacity[r]);
+    }
     return p;
   }
 
@@ -94,11 +107,45 @@ class StepBuilder {
     return resource_of_[key];
   }
 
+  // The contention model's curve for resource `key` (a link id, or links +
+  // a component id) of `capacity` bytes per microsecond.
+  detail::Degradation degradation(std::uint32_t key, double capacity) const {
+    detail::Degradation g;
+    const EfficiencyCurve* curve = nullptr;
+    if (key >= t_.links.size()) {
+      curve = &model_.forwarder;
+    } else {
+      const Link& l = t_.links[key];
+      const bool nic_end = t_.components[l.src].kind == ComponentKind::nic || t_.components[l.dst].kind == ComponentKind::nic;
+      if (l.kind == LinkKind::network && nic_end) curve = &model_.nic;
+    }
+    if (curve && curve->on) g.slope = curve->slope, g.floor = curve->floor;
+    if (model_.chunk_on) g.chunk_factor = model_.chunk_bytes / (model_.chunk_bytes + model_.chunk_overhead_us * capacity);
+    return g;
+  }
+
   const Topology& t_;
+  const ContentionModel& model_;
   std::vector<std::uint32_t> resource_of_;  // link id, or links + component id -> resource
 };
 
 }  // namespace
+
+void check_contention_model(const ContentionModel& m) {
+  auto curve = [](const EfficiencyCurve& c, const char* name) {
+    if (!(c.slope >= 0) || !std::isfinite(c.slope))
+      throw std::invalid_argument(fmt::format("contention: {}.slope must be finite and >= 0, got {}", name, c.slope));
+    if (!(c.floor > 0 && c.floor <= 1))
+      throw std::invalid_argument(fmt::format("contention: {}.floor must be in (0, 1], got {}", name, c.floor));
+  };
+  curve(m.forwarder, "forwarder");
+  curve(m.nic, "nic");
+  if (!(m.chunk_bytes > 0) || !std::isfinite(m.chunk_bytes))
+    throw std::invalid_argument(fmt::format("contention: chunk.bytes must be finite and > 0, got {}", m.chunk_bytes));
+  if (!(m.chunk_overhead_us >= 0) || !std::isfinite(m.chunk_overhead_us))
+    throw std::invalid_argument(
+        fmt::format("contention: chunk.overhead_us must be finite and >= 0, got {}", m.chunk_overhead_us));
+}
 
 SimResult simulate(const Topology& t, const Schedule& schedule, const SimOptions& opts) {
   if (!(opts.latency_us >= 0) || !std::isfinite(opts.latency_us))
@@ -109,7 +156,8 @@ SimResult simulate(const Topology& t, const Schedule& schedule, const SimOptions
   const std::vector<int> gpu = gpu_indexes(t);
   SimResult result;
   result.delivered = Demand(t.gpus.size());
-  StepBuilder builder(t);
+  check_contention_model(opts.contention);
+  StepBuilder builder(t, opts.contention);
   for (std::size_t s = 0; s < schedule.steps.size(); ++s) {
     const Step& step = schedule.steps[s];
     for (std::size_t i = 0; i < step.flows.size(); ++i) {

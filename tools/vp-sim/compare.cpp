@@ -23,10 +23,12 @@ std::vector<std::string> parse_schedulers(const std::string& list) {
     const std::string name = list.substr(at, comma - at);
     at = comma + 1;
     auto it = std::find(kSchedulers.begin(), kSchedulers.end(), name);
-    if (it == kSchedulers.end())
-      throw UsageError(fmt::format("--schedulers: unknown scheduler \"{}\" (expected all, or a comma list of "
-                                   "variopath, fanout, spreadout, fast, deepep)",
-                                   name));
+    if (it == kSchedulers.end()) {
+      std::string known;
+      for (const std::string& k : kSchedulers) known += (known.empty() ? std::string() : std::string(", ")) + k;
+      throw UsageError(
+          fmt::format("--schedulers: unknown scheduler \"{}\" (expected all, or a comma list of {})", name, known));
+    }
     chosen[static_cast<std::size_t>(it - kSchedulers.begin())] = true;
   }
   std::vector<std::string> out;
@@ -57,8 +59,14 @@ CaseResult compare(const Topology& t, vpcat::Planner& planner, const sim::Demand
     } else {
       if (name == "fanout") schedule = sim::fanout_schedule(t, demand);
       else if (name == "spreadout") schedule = sim::spreadout_schedule(t, demand);
-      else if (name == "fast") schedule = sim::fast_schedule(t, demand);
-      else if (name == "deepep") schedule = sim::deepep_schedule(t, demand, sim::DeepEpOptions{opts.deepep_chunks});
+      else if (name == "nccl") schedule = sim::nccl_schedule(t, demand, sim::NcclOptions{opts.nccl_peers});
+      else if (name == "fast") {
+        sim::FastOptions fo;
+        fo.alpha_us = opts.sim.latency_us;
+        schedule = sim::fast_schedule(t, demand, fo);
+      } else if (name == "deepep_nvlink_style")
+        schedule = sim::deepep_nvlink_style_schedule(t, demand, sim::DeepEpOptions{opts.deepep_chunks});
+      else if (name == "deepep_pcie") schedule = sim::deepep_pcie_schedule(t, demand);
       else throw std::logic_error("compare: unknown scheduler " + name);
       r.planning_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
     }

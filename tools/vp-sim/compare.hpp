@@ -16,7 +16,8 @@
 namespace vp::sim_cli {
 
 // In output order.
-inline const std::vector<std::string> kSchedulers{"variopath", "fanout", "spreadout", "fast", "deepep"};
+inline const std::vector<std::string> kSchedulers{"variopath", "fanout", "nccl", "spreadout",
+                                                  "fast", "deepep_nvlink_style", "deepep_pcie"};
 
 // "all" or a comma list of kSchedulers' names, kept in kSchedulers' order.
 // Throws vp::UsageError naming an unknown one.
@@ -27,6 +28,7 @@ struct CompareOptions {
   vpcat::PlanOptions plan;       // its latency_us is overwritten with sim.latency_us
   int plan_timed_calls = 5;      // VarioPath planning time: median of this many calls after a warm-up
   int deepep_chunks = 8;
+  int nccl_peers = 8;            // NcclOptions::peers_in_flight
 };
 
 struct SchedulerResult {

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "compare.hpp"
+#include "contention_file.hpp"
 #include "demand_file.hpp"
 #include "report.hpp"
 #include "vp/catalog/errors.hpp"
@@ -29,7 +30,7 @@
 namespace {
 
 struct Options {
-  std::string catalog, demand, workload, schedulers = "all";
+  std::string catalog, demand, workload, schedulers = "all", model = "ideal", contention;
   bool json = false;
   vp::sim_cli::CompareOptions compare;
 };
@@ -50,7 +51,8 @@ vp::sim::Demand file_demand(const vp::plan_cli::DemandFile& f, std::size_t gpus)
   return d;
 }
 
-int run(const Options& o) {
+int run(Options o) {
+  if (o.model == "contention") o.compare.sim.contention = vp::sim_cli::read_contention_file(o.contention);
   vpcat::CatalogFile file;
   if (vpcat::Status s = vpcat::CatalogFile::open(o.catalog.c_str(), &file); !s.ok()) {
     const std::string m = s.message();
@@ -67,6 +69,9 @@ int run(const Options& o) {
   info.nodes = topology.nodes.size();
   info.latency_us = o.compare.sim.latency_us;
   info.completion_epsilon = o.compare.sim.completion_epsilon;
+  info.model = o.model;
+  info.contention_file = o.contention;
+  info.contention = o.compare.sim.contention;
   std::vector<vp::sim::Demand> demands;
   vp::plan_cli::DemandFile demand_file;
   if (!o.demand.empty()) {
@@ -104,7 +109,8 @@ int run(const Options& o) {
 
 int main(int argc, char** argv) {
   using vp::ExitCode;
-  CLI::App app{"vp-sim: simulate VarioPath's plan and the baselines (fan-out, SpreadOut, FAST-like, DeepEP-like) "
+  CLI::App app{"vp-sim: simulate VarioPath's plan and the baselines (fan-out, NCCL, SpreadOut, FAST-like, DeepEP "
+               "NVLink-style, DeepEP PCIe mode) "
                "of an AlltoAllv demand on a catalog's cluster, against the cut lower bound",
                "vp-sim"};
   Options o;
@@ -119,7 +125,8 @@ int main(int argc, char** argv) {
       "drift[:calls=50,hidden=H,experts=E,topk=K,tokens=T,elem=2,seed=1] (defaults: docs/simulator.md)");
   demand->excludes(workload);
   app.add_option("--schedulers", o.schedulers,
-                 "all (default), or a comma list of variopath, fanout, spreadout, fast, deepep");
+                 "all (default), or a comma list of variopath, fanout, nccl, spreadout, fast, deepep_nvlink_style, "
+                 "deepep_pcie");
   app.add_option("--latency-us", o.compare.sim.latency_us,
                  "Start-up latency of every transfer, microseconds, for the simulator, the bound and the planner "
                  "(default 5)")
@@ -130,12 +137,24 @@ int main(int argc, char** argv) {
   app.add_option("--plan-calls", o.compare.plan_timed_calls,
                  "VarioPath planning time: median of this many calls after a warm-up (default 5)")
       ->check(CLI::Range(1, 1000));
-  app.add_option("--deepep-chunks", o.compare.deepep_chunks, "DeepEP-like pipeline depth (default 8)")
+  app.add_option("--deepep-chunks", o.compare.deepep_chunks, "deepep_nvlink_style pipeline depth (default 8)")
       ->check(CLI::Range(1, 1024));
+  app.add_option("--nccl-peers", o.compare.nccl_peers,
+                 "nccl: rounds of NCCL's p2p schedule in flight at once (default 8: one work batch)")
+      ->check(CLI::Range(1, 1 << 20));
+  app.add_option("--model", o.model,
+                 "Simulator model: ideal (default; max-min fair sharing, no loss) or contention (the ideal model "
+                 "plus the contention mechanisms of --contention, charged only where a resource is oversubscribed)")
+      ->check(CLI::IsMember({"ideal", "contention"}));
+  app.add_option("--contention", o.contention,
+                 "The contention model's parameter table (schemas/contention.schema.json; the committed one is "
+                 "simulator/contention.json); required with --model contention");
   app.add_flag("--json", o.json, "Print JSON (schemas/sim.schema.json) instead of a table");
   try {
     app.parse(argc, argv);
     if (o.demand.empty() == o.workload.empty()) throw CLI::ValidationError("give --demand FILE or --workload SPEC");
+    if ((o.model == "contention") != !o.contention.empty())
+      throw CLI::ValidationError("--contention FILE goes with --model contention, and only with it");
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : static_cast<int>(ExitCode::usage);

@@ -92,6 +92,23 @@ ordered_json header(const RunInfo& info, std::size_t calls) {
   j["nodes"] = info.nodes;
   j["latency_us"] = info.latency_us;
   j["completion_epsilon"] = info.completion_epsilon;
+  j["model"] = info.model;
+  if (info.model == "contention") {
+    const sim::ContentionModel& m = info.contention;
+    auto curve = [](const sim::EfficiencyCurve& c) {
+      ordered_json k;
+      k["on"] = c.on;
+      k["slope"] = c.slope;
+      k["floor"] = c.floor;
+      return k;
+    };
+    ordered_json c;
+    c["file"] = info.contention_file;
+    c["forwarder"] = curve(m.forwarder);
+    c["nic"] = curve(m.nic);
+    c["chunk"] = ordered_json{{"on", m.chunk_on}, {"bytes", m.chunk_bytes}, {"overhead_us", m.chunk_overhead_us}};
+    j["contention"] = c;
+  }
   j["calls"] = calls;
   return j;
 }
@@ -145,17 +162,19 @@ std::string report_json(const RunInfo& info, const std::vector<CaseResult>& call
 }
 
 std::string report_text(const RunInfo& info, const std::vector<CaseResult>& calls) {
-  std::string s = fmt::format("{}: {} GPUs, {} nodes; {}; latency {:g} us\n", info.catalog, info.gpus, info.nodes,
+  std::string s = fmt::format("{}: {} GPUs, {} nodes; {}; latency {:g} us; model {}{}\n", info.catalog, info.gpus,
+                              info.nodes,
                               info.demand_file.empty() ? "workload " + info.workload : "demand " + info.demand_file,
-                              info.latency_us);
+                              info.latency_us, info.model,
+                              info.model == "contention" ? " (" + info.contention_file + ")" : std::string());
   if (calls.size() == 1) {
     const CaseResult& c = calls.front();
     s += fmt::format("{:.0f} bytes; lower bound {:.1f} us ({})\n\n", c.total_bytes, c.bound.time_us,
                      cut_text(c.bound.cut));
-    s += fmt::format("{:<10} {:>14} {:>9} {:>12} {:>8} {:>9}\n", "scheduler", "time_us", "/bound", "planning_us",
+    s += fmt::format("{:<20} {:>14} {:>9} {:>12} {:>8} {:>9}\n", "scheduler", "time_us", "/bound", "planning_us",
                      "steps", "flows");
     for (const SchedulerResult& r : c.results)
-      s += fmt::format("{:<10} {:>14.1f} {:>9} {:>12.1f} {:>8} {:>9}\n", r.name, r.time_us,
+      s += fmt::format("{:<20} {:>14.1f} {:>9} {:>12.1f} {:>8} {:>9}\n", r.name, r.time_us,
                        ratio_text(c.bound.time_us, r.time_us), r.planning_us, r.steps, r.flows);
     return s;
   }
@@ -164,10 +183,10 @@ std::string report_text(const RunInfo& info, const std::vector<CaseResult>& call
   const std::vector<Summary> sums = summarise(calls, bound_us, bound_call);
   s += fmt::format("{} calls; lower bounds sum to {:.1f} us (largest: call {}, {})\n\n", calls.size(), bound_us,
                    bound_call, cut_text(calls[bound_call].bound.cut));
-  s += fmt::format("{:<10} {:>14} {:>9} {:>11} {:>12} {:>12}\n", "scheduler", "total_us", "/bound", "mean/bound",
+  s += fmt::format("{:<20} {:>14} {:>9} {:>11} {:>12} {:>12}\n", "scheduler", "total_us", "/bound", "mean/bound",
                    "worst/bound", "planning_us");
   for (const Summary& r : sums)
-    s += fmt::format("{:<10} {:>14.1f} {:>9} {:>11.3f} {:>12} {:>12.1f}\n", r.name, r.time_us,
+    s += fmt::format("{:<20} {:>14.1f} {:>9} {:>11.3f} {:>12} {:>12.1f}\n", r.name, r.time_us,
                      ratio_text(bound_us, r.time_us), r.mean_ratio,
                      fmt::format("{:.3f} (#{})", r.worst_ratio, r.worst_call), r.planning_us);
   return s;

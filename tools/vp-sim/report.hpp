@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compare.hpp"
+#include "vp/sim/contention.hpp"
 
 namespace vp::sim_cli {
 
@@ -16,6 +17,9 @@ struct RunInfo {
   std::string workload;     // canonical spec, or empty
   std::size_t gpus = 0, nodes = 0;
   double latency_us = 0.0, completion_epsilon = 0.0;
+  std::string model = "ideal";  // "ideal" or "contention"
+  std::string contention_file;  // --contention, with model "contention"
+  sim::ContentionModel contention;
 };
 
 std::string report_json(const RunInfo& info, const std::vector<CaseResult>& calls);

@@ -8,7 +8,11 @@
 // otherwise). FAST-like and DeepEP-like need a cluster whose nodes all have
 // the same number of GPUs (std::invalid_argument otherwise); on a demand
 // that stays inside nodes both are one step of direct intra-node transfers.
+// NCCL on nodes of different sizes uses its flat schedule, as NCCL does.
 #pragma once
+
+#include <utility>
+#include <vector>
 
 #include "vp/sim/demand.hpp"
 #include "vp/sim/schedule.hpp"
@@ -16,25 +20,54 @@
 
 namespace vp::sim {
 
-// Fan-out: every transfer at once on its default route, one step, as NCCL
-// and MPI issue an AlltoAllv.
+// Fan-out: every transfer at once on its default route, one step, as Open
+// MPI's basic linear AlltoAllv posts it (src/fanout.cpp).
 Schedule fanout_schedule(const Topology& t, const Demand& demand);
+
+struct NcclOptions {
+  // Rounds of NCCL's p2p schedule in flight at once, >= 1: 8 operations per
+  // work batch x p2p channels / channels per peer (src/nccl.cpp).
+  int peers_in_flight = 8;
+};
+
+// NCCL: grouped send/recv in NCCL's round order, peers_in_flight rounds at a
+// time, each wave a step on default routes (src/nccl.cpp).
+Schedule nccl_schedule(const Topology& t, const Demand& demand, const NcclOptions& opts = {});
+
+// NCCL's round order for `nodes` nodes of `locals` GPUs each: (node delta,
+// local delta) per round, round 0 = (0, 0), nodes x locals rounds.
+std::vector<std::pair<std::size_t, std::size_t>> nccl_round_deltas(std::size_t nodes, std::size_t locals);
 
 // SpreadOut: n-1 steps; step k (1..n-1) sends i -> (i+k) mod n for every
 // GPU i on default routes. Steps without bytes are left out.
 Schedule spreadout_schedule(const Topology& t, const Demand& demand);
 
+struct FastOptions {
+  // FAST's alpha-beta test (check_balance_dispatch): skip the balancing of a
+  // server pair when its bandwidth cost is under twice its start-up cost.
+  bool skip_cheap_balancing = true;
+  double alpha_us = 5.0;    // FAST's alpha: the simulator's start-up latency
+  double intra_gbps = 0.0;  // FAST's 1/beta inside a server; 0: the GPUs' PCIe link
+};
+
 // FAST-like: server-level Birkhoff-von Neumann scheduling with intra-server
 // balancing and forwarding over the real PCIe links (src/fast.cpp).
-Schedule fast_schedule(const Topology& t, const Demand& demand);
+Schedule fast_schedule(const Topology& t, const Demand& demand, const FastOptions& opts = {});
 
 struct DeepEpOptions {
   int chunks = 8;  // pipeline depth: each payload split in this many equal chunks, >= 1
 };
 
-// DeepEP-like: inter-node bytes go to the GPU of the same local index on the
-// target node (default routes), which forwards them over PCIe; pipelined in
-// chunks (src/deepep.cpp).
-Schedule deepep_schedule(const Topology& t, const Demand& demand, const DeepEpOptions& opts = {});
+// DeepEP's normal (NVLink) mode transposed to PCIe: inter-node bytes go to
+// the GPU of the same local index on the target node (default routes),
+// which forwards them over PCIe; pipelined in chunks
+// (src/deepep_nvlink_style.cpp). Not what DeepEP runs without NVLink.
+Schedule deepep_nvlink_style_schedule(const Topology& t, const Demand& demand, const DeepEpOptions& opts = {});
+
+// DeepEP's PCIe mode: every payload, intra-node ones included, through the
+// sender's and the receiver's RDMA NICs, all at once (src/deepep_pcie.cpp).
+// Without a fabric the sender's NIC loops intra-node payloads back. Throws
+// std::invalid_argument when a GPU with traffic inside its node has no NIC.
+Schedule deepep_pcie_schedule(const Topology& t, const Demand& demand);
 
 }  // namespace vp::sim

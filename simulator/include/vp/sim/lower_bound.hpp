@@ -10,21 +10,24 @@
 //   * each PCIe switch subtree:    "node0/pcie_switch1 subtree out" / "in"
 //   * each host bridge subtree:    "node0/host_bridge0 subtree out" / "in"
 //   * each socket subtree:         "node0/cpu1 socket out" / "in"
-//   * each node:                   "node3 NICs out" / "node3 NICs in"
+//   * each node of a cluster: its GPUs' bytes to and from other nodes over
+//     its NICs that carry GPU traffic, each NIC at the smaller of its PCIe
+//     link and its network link:   "node3 NICs out" / "node3 NICs in"
 //   * each fabric switch whose nodes attach to it alone (a leaf), with them:
 //                                  "leaf2 group out" / "leaf2 group in"
+//   * each component with a forwarding capacity (root complex, socket):
+//     removed from the whole graph, the GPUs it separates from each other
+//     (or from every NIC, and so from the other nodes) exchange bytes that
+//     all must transit it, on any route: "node0/cpu0 forwarding"
 //   * each fabric switch that nodes reach besides others (a rail), with the
 //     subtrees, in every node, of the level-L ancestors of its NICs (L = 1:
 //     the NIC's parent, up to the socket): its way out is those subtrees'
-//     uplinks, their other NICs, and the switch's spine uplink:
-//                                  "rail1 + pcie_switch subtrees out" / "in",
+//     uplinks, their other NICs, and the switch's spine uplink -- the
+//     rail fabric's spine cut:     "rail1 + pcie_switch subtrees out" / "in",
 //                                  "rail1 + host_bridge subtrees out", ...
-//   * without a fabric (one node), each component with a forwarding
-//     capacity: the bytes between GPUs it separates (different child
-//     subtrees, or one inside and one outside) must transit it:
-//                                  "host_bridge0 forwarding"
-//     (with a fabric a relay through another node could go around it, so
-//     forwarding capacities are not cuts there).
+// NICs that carry GPU traffic: those with GPUDirect RDMA, or all of a node
+// that has none (what every scheduler here and the catalog use); the links
+// of the others count in no cut.
 // (in a single-node topology names carry no node prefix). The bound is the
 // largest ratio plus one start-up latency (when any byte must move).
 #pragma once

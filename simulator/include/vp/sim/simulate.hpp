@@ -6,8 +6,9 @@
 // Every transfer first waits the start-up latency, then moves its bytes as a
 // fluid. Resources are the directed links (capacity in GB/s) and the
 // components with a forwarding capacity (a cap on the sum of the rates of
-// the transfers whose route lists them as forwarders). Rates are max-min
-// fair (progressive filling) and are recomputed whenever transfers finish.
+// the transfers whose route transits them, listed as forwarders or not).
+// Rates are max-min fair (progressive filling) and are recomputed whenever
+// transfers finish.
 // A step's time is the latency plus the time its last transfer finishes; a
 // step without flows takes no time.
 //
@@ -29,6 +30,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "vp/sim/contention.hpp"
 #include "vp/sim/demand.hpp"
 #include "vp/sim/schedule.hpp"
 #include "vp/topology/topology.hpp"
@@ -38,6 +40,7 @@ namespace vp::sim {
 struct SimOptions {
   double latency_us = 5.0;           // start-up latency of every transfer, >= 0
   double completion_epsilon = 1e-4;  // relative batching window, in [0, 1e-2]
+  ContentionModel contention;        // off by default: the ideal model (contention.hpp)
 };
 
 struct SimResult {

@@ -1,4 +1,5 @@
-// DeepEP-like baseline, after DeepEP's normal (high-throughput) internode
+// DeepEP-like baseline ("deepep_nvlink_style"), after DeepEP's normal
+// (high-throughput) internode
 // dispatch (github.com/deepseek-ai/DeepEP, csrc/kernels/internode.cu,
 // `dispatch`: kRDMASender warps send each token over RDMA to the GPU with
 // the same local rank on the target node, kRDMAAndNVLForwarder warps there
@@ -16,7 +17,8 @@
 // sends a token once per target node even when several GPUs there need it;
 // a GPU-level demand matrix does not say which bytes are the same token, so
 // each (source, destination) payload travels on its own, as it does for
-// every other scheduler.
+// every other scheduler. DeepEP itself runs this mode only with NVLink; on
+// PCIe it runs its PCIe mode (src/deepep_pcie.cpp).
 #include <fmt/format.h>
 
 #include <stdexcept>
@@ -26,10 +28,11 @@
 
 namespace vp::sim {
 
-Schedule deepep_schedule(const Topology& t, const Demand& demand, const DeepEpOptions& opts) {
+Schedule deepep_nvlink_style_schedule(const Topology& t, const Demand& demand, const DeepEpOptions& opts) {
   demand.check_fits(t, "demand");
-  if (opts.chunks < 1) throw std::invalid_argument(fmt::format("deepep_schedule: chunks must be >= 1, got {}", opts.chunks));
-  detail::Servers srv(t, "deepep_schedule");
+  if (opts.chunks < 1)
+    throw std::invalid_argument(fmt::format("deepep_nvlink_style_schedule: chunks must be >= 1, got {}", opts.chunks));
+  detail::Servers srv(t, "deepep_nvlink_style_schedule");
   detail::FlowMaker make(t);
   // Chunks overlap forwarding with the network; without network traffic
   // there is nothing to overlap.

@@ -1,0 +1,55 @@
+// The contention model of the simulator (issue 12, `vp-sim --model
+// contention`): what the ideal max-min model leaves out when many transfers
+// share a PCIe or network resource. Off (the default, `--model ideal`), the
+// simulator is exactly the ideal fluid model of simulate.hpp.
+//
+// Rule: the model only ever charges contention. A resource (a directed link
+// or a forwarding component) is degraded only while the solo rates (DESIGN
+// §3: the smallest capacity along each route) of the transfers using it add
+// up to more than its capacity, and never below what it carries in the
+// ideal model at k = 1. A step that is contention-free at solo rates
+// therefore runs at exactly its ideal time under every setting
+// (tests/sim_contention_test.cpp). A degraded resource with k active
+// transfers delivers
+//
+//   capacity x eta(k) x chunk_factor,   eta(k) = max(floor, 1 / (1 + slope (k - 1)))
+//
+// with the mechanism's (slope, floor), and chunk_factor = C / (C + o x
+// capacity) where transfers are cut into chunks of C bytes that each pay o
+// microseconds when chunks of several transfers interleave on it. Each
+// mechanism is switchable; its parameters and their sources are in the
+// committed table simulator/contention.json (schemas/contention.schema.json).
+//
+// Mechanisms:
+//   * forwarder efficiency: a component with a forwarding capacity (a root
+//     complex, a socket's inter-socket path) carrying k peer-to-peer flows;
+//   * NIC concurrency / incast: a NIC's network links, out (q connections)
+//     and in (k incoming flows);
+//   * per-chunk cost: every degraded link and forwarder.
+// Not modelled: port arbitration (a switch sharing an egress among its
+// ingress ports first, then among each port's flows): the engine's max-min
+// sharing is per flow.
+#pragma once
+
+#include <string>
+
+namespace vp::sim {
+
+struct EfficiencyCurve {
+  bool on = false;
+  double slope = 0.0;  // >= 0: eta(k) = 1 / (1 + slope (k - 1))
+  double floor = 1.0;  // in (0, 1]: eta never below it
+};
+
+struct ContentionModel {
+  bool enabled = false;  // false: the ideal model, whatever the rest says
+  EfficiencyCurve forwarder, nic;
+  bool chunk_on = false;
+  double chunk_bytes = 524288.0;   // > 0
+  double chunk_overhead_us = 0.0;  // >= 0
+};
+
+// Throws std::invalid_argument naming the field when a value is out of range.
+void check_contention_model(const ContentionModel& m);
+
+}  // namespace vp::sim

@@ -1,0 +1,94 @@
+#include "contention_file.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+#include "vp/topology/errors.hpp"
+
+namespace vp::sim_cli {
+
+namespace {
+
+using nlohmann::json;
+
+class Reader {
+ public:
+  explicit Reader(std::string path) : path_(std::move(path)) {}
+
+  [[noreturn]] void fail(const std::string& reason) const { throw InputError(path_, 0, reason); }
+
+  const json& object(const json& parent, const char* key, const std::string& where) const {
+    auto it = parent.find(key);
+    if (it == parent.end()) fail(fmt::format("{}: missing key \"{}\"", where.empty() ? "top level" : where, key));
+    if (!it->is_object()) fail(fmt::format("{}{}: must be an object", where.empty() ? "" : where + ".", key));
+    return *it;
+  }
+
+  bool flag(const json& parent, const std::string& where) const {
+    auto it = parent.find("on");
+    if (it == parent.end() || !it->is_boolean()) fail(where + ".on: must be true or false");
+    return it->get<bool>();
+  }
+
+  // parent[key]["value"], a number in [lo, hi] (lo excluded when open_lo).
+  double value(const json& parent, const char* key, const std::string& where, double lo, bool open_lo, double hi) const {
+    const std::string name = where + "." + key;
+    const json& p = object(parent, key, where);
+    auto it = p.find("value");
+    if (it == p.end() || !it->is_number()) fail(name + ".value: must be a number");
+    const double v = it->get<double>();
+    if (!(open_lo ? v > lo : v >= lo) || !(v <= hi))
+      fail(fmt::format("{}.value: must be a number {} {}{}, got {}", name, open_lo ? ">" : ">=", lo,
+                       hi < 1e300 ? fmt::format(" and <= {}", hi) : "", v));
+    auto src = p.find("source");
+    if (src == p.end() || !src->is_string() || src->get<std::string>().empty())
+      fail(name + ".source: every parameter needs its source (or \"no published figure: ...\")");
+    return v;
+  }
+
+  sim::EfficiencyCurve curve(const json& root, const char* key) const {
+    const json& c = object(root, key, "");
+    sim::EfficiencyCurve out;
+    out.on = flag(c, key);
+    out.slope = value(c, "slope", key, 0.0, false, 1e300);
+    out.floor = value(c, "floor", key, 0.0, true, 1.0);
+    return out;
+  }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
+sim::ContentionModel read_contention_file(const std::string& path) {
+  Reader r(path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) r.fail("cannot read the file");
+  std::stringstream text;
+  text << in.rdbuf();
+  json root;
+  try {
+    root = json::parse(text.str());
+  } catch (const json::parse_error& e) {
+    r.fail(fmt::format("not JSON (at byte {})", e.byte));
+  }
+  if (!root.is_object()) r.fail("top level: must be an object");
+  if (root.value("format", std::string()) != "vp-contention") r.fail("format: must be \"vp-contention\"");
+  if (!root.contains("version") || root["version"] != 1) r.fail("version: must be 1");
+  sim::ContentionModel m;
+  m.enabled = true;
+  m.forwarder = r.curve(root, "forwarder");
+  m.nic = r.curve(root, "nic");
+  const json& chunk = r.object(root, "chunk", "");
+  m.chunk_on = r.flag(chunk, "chunk");
+  m.chunk_bytes = r.value(chunk, "bytes", "chunk", 0.0, true, 1e300);
+  m.chunk_overhead_us = r.value(chunk, "overhead_us", "chunk", 0.0, false, 1e300);
+  return m;
+}
+
+}  // namespace vp::sim_cli

@@ -1,0 +1,18 @@
+// vp-sim --contention FILE: the contention model's table
+// (schemas/contention.schema.json; the committed one is
+// simulator/contention.json) read into a sim::ContentionModel.
+#pragma once
+
+#include <string>
+
+#include "vp/sim/contention.hpp"
+
+namespace vp::sim_cli {
+
+// The model of the table at `path`, enabled. Throws vp::InputError(path, 0,
+// reason) when the file cannot be read, is not JSON, or a field is missing,
+// of the wrong type or out of range (the reason names the field, e.g.
+// "forwarder.slope.value: must be a number >= 0, got -1").
+sim::ContentionModel read_contention_file(const std::string& path);
+
+}  // namespace vp::sim_cli
