@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Analysis benchmark (issue 3): time and peak memory of `vp-analyze --out` on
+# Analysis benchmark: time and peak memory of `vp-analyze --out` on
 # the four evaluation platforms and on clusters of 512 and 4096 GPUs of the
 # same node type. Prints one line per case. Usage: scripts/bench-analyze.sh [BUILD_DIR]
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The evaluation report of issue 6, in one command:
+# The evaluation report (docs/evaluation.md), in one command:
 #
 #   scripts/evaluate.sh [BUILD_DIR]        (default: build-eval)
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Golden catalogs (issue 4): regenerate fixtures/catalogs/golden/ from its list
+# Golden catalogs: regenerate fixtures/catalogs/golden/ from its list
 # fixtures/catalogs/golden/catalogs.txt, or check that it is up to date.
 #
 #   scripts/regen-golden.sh [--check] [--analyze VP_ANALYZE] [--catalog VP_CATALOG] [NAME...]

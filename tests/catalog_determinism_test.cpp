@@ -1,4 +1,4 @@
-// Determinism (issue 4): the same machine, its devices listed in another
+// Determinism: the same machine, its devices listed in another
 // order and under other document ids, gives a byte-identical catalog, alone
 // and in a cluster. The reordered documents are made here from
 // fixtures/platforms/pcie-gen4-2s4sw8g.json with fixed seeds; each one is

@@ -1,5 +1,5 @@
 // Calibration of the FAST-like baseline against the public FAST simulator
-// (DESIGN.md §8): on servers whose intra-server fabric is NVLink-fast
+// (docs/design.md §8): on servers whose intra-server fabric is NVLink-fast
 // (380 GB/s) with one 100 Gb/s NIC per GPU, uniform traffic on 8 servers x
 // 8 GPUs, FAST reports 12.44 GB/s per GPU against a bound of 12.81.
 //
@@ -120,7 +120,7 @@ std::vector<std::pair<const char*, SimOptions>> both_models() {
 }  // namespace
 
 TEST_CASE("PEX88096: two disjoint pairs at 28.5 GB/s each, their shared x16 uplink 28.4 in total") {
-  // DESIGN.md section 8 (measured): one PEX88096 Gen4 switch carried two
+  // docs/design.md §8 (measured): one PEX88096 Gen4 switch carried two
   // disjoint 28.5 GB/s pairs at once (non-blocking), while its shared x16
   // uplink capped at 28.4 GB/s in total. The link rate is the measured pair
   // rate; what is calibrated is the switch model (non-blocking inside,
@@ -140,7 +140,7 @@ TEST_CASE("PEX88096: two disjoint pairs at 28.5 GB/s each, their shared x16 upli
 }
 
 TEST_CASE("Gen5 peer-to-peer across sockets lands in the measured 39-51 GB/s") {
-  // DESIGN.md section 8 (measured): Gen5 peer-to-peer 39-51 GB/s across
+  // docs/design.md §8 (measured): Gen5 peer-to-peer 39-51 GB/s across
   // sockets. The model: Gen5 x16 at NCCL's 48 GB/s, the inter-socket link of
   // an Emerald Rapids pair at 40 GB/s (capacity defaults), one pair alone.
   // Inside a socket the model gives 48 against the measured 53-56: below by

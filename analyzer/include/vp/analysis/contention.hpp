@@ -1,4 +1,4 @@
-// The contention checker (DESIGN.md §3): the one function that decides
+// The contention checker (docs/design.md §3): the one function that decides
 // whether a set of concurrent transfers is a channel. The analyzer, the
 // simulator, the planner's tests and every other test use it.
 //

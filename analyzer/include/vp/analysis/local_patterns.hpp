@@ -1,4 +1,4 @@
-// Maximal local patterns of a node type (DESIGN.md §3), one per orbit of the
+// Maximal local patterns of a node type (docs/design.md §3), one per orbit of the
 // node's automorphism group.
 //
 // A local pattern gives every GPU a send role (idle, peer-to-peer to a local

@@ -1,4 +1,4 @@
-// The automorphism group of a node type (DESIGN.md §4), computed with bliss.
+// The automorphism group of a node type (docs/design.md §4), computed with bliss.
 //
 // The node's components become vertices coloured by kind and every attribute
 // that matters for performance (model, forwarding capacity, NIC rate and

@@ -1,4 +1,4 @@
-// Topology importers (DESIGN.md §2). Each reads one source of topology facts
+// Topology importers (docs/design.md §2). Each reads one source of topology facts
 // and returns a single-node Topology (the JSON importer may return a whole
 // cluster), canonicalized and finalized, with capacities derived through
 // ImportOptions::defaults.

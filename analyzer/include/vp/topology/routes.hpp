@@ -1,4 +1,4 @@
-// Routes through the topology (DESIGN.md §2 "Routes") and NCCL's path-type
+// Routes through the topology (docs/design.md §2 "Routes") and NCCL's path-type
 // vocabulary.
 //
 // Intra-node GPU->GPU traffic follows the PCIe tree up to the lowest common

@@ -7,7 +7,7 @@
 // local_patterns = the patterns they represent; channel_orbits and
 // channels_represented = the sums of those two over the node types (a
 // catalog stores local patterns; whole-cluster channels are composed at run
-// time, DESIGN §3).
+// time, docs/design.md §3).
 #pragma once
 
 #include <cstdint>

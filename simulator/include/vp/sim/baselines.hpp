@@ -1,4 +1,4 @@
-// The baselines VarioPath is judged against (DESIGN.md §7), each built as
+// The baselines VarioPath is judged against (docs/design.md §7), each built as
 // its authors would run it on our topology model. Every schedule delivers
 // each off-diagonal byte of the demand exactly once to its final
 // destination; relays are explicit flows in later steps. Each baseline is

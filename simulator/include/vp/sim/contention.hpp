@@ -1,12 +1,12 @@
-// The contention model of the simulator (issue 12, `vp-sim --model
-// contention`): what the ideal max-min model leaves out when many transfers
-// share a PCIe or network resource. Off (the default, `--model ideal`), the
+// The contention model of the simulator (`vp-sim --model contention`): what
+// the ideal max-min model leaves out when many transfers share a PCIe or
+// network resource. Off (the default, `--model ideal`), the
 // simulator is exactly the ideal fluid model of simulate.hpp.
 //
 // Rule: the model only ever charges contention. A resource (a directed link
-// or a forwarding component) is degraded only while the solo rates (DESIGN
-// §3: the smallest capacity along each route) of the transfers using it add
-// up to more than its capacity, and never below what it carries in the
+// or a forwarding component) is degraded only while the solo rates
+// (docs/design.md §3: the smallest capacity along each route) of the
+// transfers using it add up to more than its capacity, and never below what it carries in the
 // ideal model at k = 1. A step that is contention-free at solo rates
 // therefore runs at exactly its ideal time under every setting
 // (tests/sim_contention_test.cpp). A degraded resource with k active

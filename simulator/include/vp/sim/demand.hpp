@@ -1,4 +1,4 @@
-// The demand of one AlltoAllv call (DESIGN.md §1): D[s][d] bytes from GPU s
+// The demand of one AlltoAllv call (docs/design.md §1): D[s][d] bytes from GPU s
 // to GPU d, a dense n x n matrix in global GPU index order (Topology::gpus).
 //
 // Every entry is a finite number of bytes >= 0. The diagonal is a GPU's data

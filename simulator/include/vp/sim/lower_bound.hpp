@@ -1,4 +1,4 @@
-// The cut lower bound of DESIGN.md §7: no schedule, on any routes, can
+// The cut lower bound of docs/design.md §7: no schedule, on any routes, can
 // finish a demand faster.
 //
 // For a set S of components, every byte from a GPU inside S to a GPU

@@ -1,4 +1,4 @@
-// The flow-level simulator (DESIGN.md §7): the judge of schedule quality.
+// The flow-level simulator (docs/design.md §7): the judge of schedule quality.
 //
 // Model. Each step of a Schedule runs on its own, after the previous one has
 // finished. Within a step, flows with the same hop endpoints and the same

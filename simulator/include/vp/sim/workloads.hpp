@@ -1,4 +1,4 @@
-// Demand generators for the evaluation suite (DESIGN.md §7, issue 6):
+// Demand generators for the evaluation suite (docs/design.md §7):
 // uniform, MoE dispatch with Zipf-skewed expert popularity, a hot spot,
 // sequence-parallel attention, and a drifting sequence of MoE calls.
 //
