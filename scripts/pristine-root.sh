@@ -81,7 +81,15 @@ mounts=()
 cleanup() {
   local i
   for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount -l "${mounts[i]}" 2>/dev/null || true; done
-  if ((keep)); then log "kept the root at $root"; else rm -rf --one-file-system "$root"; fi
+  if ((keep)); then
+    log "kept the root at $root"
+  elif grep -q " $root/" /proc/self/mounts 2>/dev/null; then
+    # Never delete through a mount that is still there (the bind mount of
+    # /dev, say): leave the root and say so.
+    log "warning: something is still mounted under $root; not deleting it (umount it, then rm -rf it)"
+  else
+    rm -rf --one-file-system "$root"
+  fi
 }
 trap cleanup EXIT
 mount_in() {  # mount_in TARGET ARGS...: mount ARGS... on $root/TARGET, undone at exit
