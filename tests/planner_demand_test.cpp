@@ -135,7 +135,6 @@ TEST_CASE("the step limit") {
   const Matrix d = uniform(32, 1 << 20);
   vpcat::PlanOptions o;
   o.max_steps = 3;
-  o.one_port = true;  // a uniform demand would otherwise be one shared step
   const vpcat::PlanStatus s = planner().plan(vpcat::Demand::dense(d.data(), 32), o, plan);
   CHECK(s.code() == vpcat::PlanError::step_limit);
   CHECK(std::string(s.message()).rfind("plan: step limit exceeded (max_steps 3 reached with ", 0) == 0);

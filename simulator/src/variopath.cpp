@@ -69,7 +69,7 @@ Schedule plan_schedule(const Topology& t, const vpcat::Planner& planner, const v
           throw std::invalid_argument(where() + fmt::format(": component {} is not in the topology", fwd[j]));
         f.route.forwarders.push_back(static_cast<ComponentId>(fwd[j]));
       }
-      f.route.solo_gbps = x.gbps;
+      f.route.solo_gbps = x.solo_gbps;
       f.route.type = x.src_nic == vpcat::kNoNic ? PathType::LOC : PathType::NET;  // informative only
       step.flows.push_back(std::move(f));
     }
@@ -106,7 +106,7 @@ VarioPathRun variopath_schedule(const Topology& t, vpcat::Planner& planner, cons
   run.planning_us = us.size() % 2 ? us[us.size() / 2] : (us[us.size() / 2 - 1] + us[us.size() / 2]) / 2;
   run.steps = plan.step_count();
   run.transfers = plan.transfer_count();
-  run.estimated_us = plan.estimated_us();
+  run.expected_us = plan.expected_us();
   run.schedule = plan_schedule(t, planner, plan);
   return run;
 }

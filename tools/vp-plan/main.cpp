@@ -69,8 +69,11 @@ int run(const Options& o) {
     const std::string text = vp::plan_cli::plan_json(planner, plan, report);
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else {
-    fmt::print("{} GPUs, {} steps, {} transfers, {} bytes; estimated {:.1f} us at planned rates; planned in {:.1f} us\n",
-               plan.gpus(), plan.step_count(), plan.transfer_count(), plan.total_bytes(), plan.estimated_us(), best_us);
+    std::size_t shared = 0;
+    for (std::size_t i = 0; i < plan.step_count(); ++i) shared += plan.step(i).shared != 0;
+    fmt::print("{} GPUs, {} steps ({} shared), {} transfers, {} bytes; expected {:.1f} us; planned in {:.1f} us\n",
+               plan.gpus(), plan.step_count(), shared, plan.transfer_count(), plan.total_bytes(), plan.expected_us(),
+               best_us);
   }
   return 0;
 }
@@ -79,7 +82,7 @@ int run(const Options& o) {
 
 int main(int argc, char** argv) {
   using vp::ExitCode;
-  CLI::App app{"vp-plan: plan an AlltoAllv demand on a VarioPath catalog (contention-free steps)", "vp-plan"};
+  CLI::App app{"vp-plan: plan an AlltoAllv demand on a VarioPath catalog (contention-free channel steps)", "vp-plan"};
   Options o;
   app.add_option("--catalog", o.catalog, "The cluster's catalog (.vpcat, from vp-analyze)")->required();
   app.add_option("--demand", o.demand,
@@ -94,8 +97,12 @@ int main(int argc, char** argv) {
   app.add_option("--chunk-align-bytes", o.plan.chunk_align_bytes,
                  "Pieces but a payload's last are multiples of this (default 1)");
   app.add_option("--max-steps", o.plan.max_steps, "Fail when the plan needs more steps (default 4194304)");
-  app.add_flag("--one-port", o.plan.one_port,
-               "One-port channel steps only; without it a balanced demand may get a single shared step");
+  bool one_port = false;
+  CLI::Option* shared = app.add_flag("--allow-shared", o.plan.allow_shared,
+                                     "Let the plan end with one shared step (every payload left at once, contending) "
+                                     "when it is expected shorter; without it every step is a contention-free channel");
+  app.add_flag("--one-port", one_port, "Channel steps only, one transfer per GPU and direction (the default)")
+      ->excludes(shared);
   app.add_option("--repeat", o.repeat, "Plan this many times and report the fastest (default 1)")
       ->check(CLI::Range(1u, 1000000u));
   try {

@@ -133,6 +133,7 @@ int main(int argc, char** argv) {
   app.add_option("--deepep-chunks", o.compare.deepep_chunks, "DeepEP-like pipeline depth (default 8)")
       ->check(CLI::Range(1, 1024));
   app.add_flag("--json", o.json, "Print JSON (schemas/sim.schema.json) instead of a table");
+  app.add_flag("--allow-shared", o.compare.plan.allow_shared, "VarioPath plans may end with one shared step (vp-plan --allow-shared)");
   try {
     app.parse(argc, argv);
     if (o.demand.empty() == o.workload.empty()) throw CLI::ValidationError("give --demand FILE or --workload SPEC");

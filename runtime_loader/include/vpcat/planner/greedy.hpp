@@ -16,10 +16,10 @@
 //      nearest NICs on both sides, a second any NIC: a hot GPU whose nearest
 //      NIC is taken gets a farther one;
 //  (c) the ports left idle get intra-node flows, longest remaining transfer
-//      time first, where the node's shared resources still have room, or
-//      sharing a resource at a fair-share planned rate (see fill_intra);
+//      time first, where the node's shared resources still have room for
+//      their solo rates (see fill_intra);
 //  (d) the step lasts tau, chosen among the flows' remaining times at their
-//      planned rates (and the floor min_step_latencies x latency, below which no
+//      solo rates (and the floor min_step_latencies x latency, below which no
 //      step is cut) as the one that moves the most bytes per microsecond once
 //      the step's start-up latency is paid; every flow sends
 //      min(remaining, rate x tau) bytes (PlanOptions' chunk rules).
@@ -98,8 +98,7 @@ class Greedy {
            recv_order_.resize(n) && node_order_.resize(nn) && node_stamp_.assign(nn, 0) &&
            send_free_.resize(nn) && recv_free_.resize(nn) && gpu_send_free_.resize(nn) && gpu_recv_free_.resize(nn) &&
            dead_stamp_.assign(nn, 0) && send_dead_.resize(nn) && recv_dead_.resize(nn) &&
-           loads_.resize(m.load_count()) && counts_.resize(m.load_count()) && protect_.resize(m.load_count()) &&
-           share_.resize(m.load_count()) && share_stamp_.assign(m.load_count(), 0) && spine_up_.resize(m.switches()) && spine_down_.resize(m.switches()) &&
+           loads_.resize(m.load_count()) && spine_up_.resize(m.switches()) && spine_down_.resize(m.switches()) &&
            tried_.assign(nn, 0) && sorted_stamp_.assign(nn, 0) && vbits_.resize(nn * words_) && open_bits_.resize(words_) &&
            down_open_bits_.resize(words_) && cand_bits_.resize(words_) &&
            leaf_bits_.assign(std::size_t{m.switches() + 1} * words_, 0) && flows_.reserve(n) && times_.resize(n) &&
@@ -243,7 +242,7 @@ class Greedy {
   // for the remaining demand.
   struct Checkpoint {
     std::size_t steps = 0, transfers = 0;
-    double estimated_us = 0.0, rest_us = 0.0;
+    double expected_us = 0.0, rest_us = 0.0;
   };
   // Remaining-byte fractions at which run() records a checkpoint.
   static constexpr double kCheckpoints[] = {0.5, 0.3, 0.2, 0.12, 0.07, 0.04, 0.02, 0.01};
@@ -256,7 +255,7 @@ class Greedy {
   // `mark_count`), each leaving room for one more step under max_steps, and
   // gives up instead of failing at the step limit.
   PlanStatus run(const ClusterModel& m, const PlanOptions& o, double give_up_us, PodBuffer<PlanStep>& steps,
-                 PodBuffer<PlanTransfer>& transfers, double& estimated_us, bool& gave_up, SharedStep* rest,
+                 PodBuffer<PlanTransfer>& transfers, double& expected_us, bool& gave_up, SharedStep* rest,
                  Checkpoint* marks, std::size_t& mark_count) noexcept {
     mark_count = 0;
     std::size_t next_mark = 0;  // index into kCheckpoints of the next threshold
@@ -300,8 +299,8 @@ class Greedy {
       }
       if (flows_.empty())  // cannot happen: the first candidate of a step always fits
         return PlanStatus::at(PlanError::unroutable, "plan", "no transfer fits in step %zu", steps.size());
-      if (PlanStatus s = finish_step(m, o, floor_us, steps, transfers, estimated_us); !s.ok()) return s;
-      if (estimated_us > give_up_us || projected_over(estimated_us, give_up_us)) {
+      if (PlanStatus s = finish_step(m, o, floor_us, steps, transfers, expected_us); !s.ok()) return s;
+      if (expected_us > give_up_us || projected_over(expected_us, give_up_us)) {
         gave_up = true;
         return {};
       }
@@ -311,7 +310,7 @@ class Greedy {
         while (next_mark < kMaxCheckpoints &&
                static_cast<double>(total_left_) <= kCheckpoints[next_mark] * static_cast<double>(loaded_bytes_))
           ++next_mark;
-        marks[mark_count++] = Checkpoint{steps.size(), transfers.size(), estimated_us,
+        marks[mark_count++] = Checkpoint{steps.size(), transfers.size(), expected_us,
                                          rest->expected_us(m, R_.data(), o.latency_us)};
       }
       ++step_index;
@@ -328,8 +327,7 @@ class Greedy {
     std::uint32_t g, h;       // global GPUs
     std::uint32_t a, b;       // their nodes
     std::uint16_t i, j;       // NICs, kNoNic for intra-node
-    double gbps;              // planned rate (<= solo; see fill_intra)
-    double solo;              // the route's solo rate
+    double gbps;              // the route's solo rate (spine included): the flow's rate in a channel step
   };
 
   static std::uint64_t bit(std::uint32_t k) noexcept { return std::uint64_t{1} << k; }
@@ -349,9 +347,9 @@ class Greedy {
   // so far) projects kGiveUpMargin over the alternative is abandoned: the
   // first steps, which carry the heaviest payloads, are its best ones.
   static constexpr double kGiveUpMargin = 1.1;
-  bool projected_over(double estimated_us, double give_up_us) const noexcept {
+  bool projected_over(double expected_us, double give_up_us) const noexcept {
     const double done = 1.0 - static_cast<double>(total_left_) / static_cast<double>(loaded_bytes_);
-    return done >= 0.05 && estimated_us > give_up_us * kGiveUpMargin * done;
+    return done >= 0.05 && expected_us > give_up_us * kGiveUpMargin * done;
   }
 
   // ---- loading ---------------------------------------------------------------------
@@ -501,9 +499,7 @@ class Greedy {
     node_stamp_[a] = stamp_;
     const TypeModel& t = m.type_of(a);
     double* load = loads_.data() + m.node(a).load_first;
-    std::uint32_t* count = counts_.data() + m.node(a).load_first;
-    double* protect = protect_.data() + m.node(a).load_first;
-    for (std::uint32_t r = 0; r < t.shared; ++r) load[r] = 0.0, count[r] = 0, protect[r] = 0.0;
+    for (std::uint32_t r = 0; r < t.shared; ++r) load[r] = 0.0;
     touched_.push_back(a);  // reserved in prepare(): cannot fail
   }
   std::uint64_t& send_dead(std::uint32_t a) noexcept { return dead(a), send_dead_[a]; }
@@ -698,17 +694,11 @@ class Greedy {
     }
     return room;
   }
-  // Account a flow at solo rate `gbps` on the route's shared resources; an
-  // inter-node flow's rate is protected (intra-node flows may share a
-  // resource with it only while it keeps that rate).
-  void add_load(const ClusterModel& m, std::uint32_t node, const RouteEntry& r, double gbps, bool inter) noexcept {
+  // Account a flow at its solo rate `gbps` on the route's shared resources.
+  void add_load(const ClusterModel& m, std::uint32_t node, const RouteEntry& r, double gbps) noexcept {
     const std::uint32_t first = m.node(node).load_first;
     const std::uint32_t* ids = m.shared_ids(r);
-    for (std::uint32_t k = 0; k < r.shared_count; ++k) {
-      loads_[first + ids[k]] += gbps;
-      ++counts_[first + ids[k]];
-      if (inter && gbps > protect_[first + ids[k]]) protect_[first + ids[k]] = gbps;
-    }
+    for (std::uint32_t k = 0; k < r.shared_count; ++k) loads_[first + ids[k]] += gbps;
   }
 
   enum class Try : std::uint8_t { ok, no, sender_dead, receiver_dead };
@@ -761,8 +751,8 @@ class Greedy {
         }
         if (down_room[y] == kUnknown) down_room[y] = headroom(m, b, down);
         if (rate > up_room || rate > down_room[y]) continue;
-        add_load(m, a, up, rate, true);
-        add_load(m, b, down, rate, true);
+        add_load(m, a, up, rate);
+        add_load(m, b, down, rate);
         if (crossing) {
           spine_up_[si] += rate;
           spine_down_[sj] += rate;
@@ -776,7 +766,7 @@ class Greedy {
         if (recv_free_[b] == 0) close_node(b);
         gpu_send_free_[a] &= ~bit(lg);
         gpu_recv_free_[b] &= ~bit(lh);
-        flows_.push_back(Flow{g, h, a, b, static_cast<std::uint16_t>(i), static_cast<std::uint16_t>(j), rate, rate});
+        flows_.push_back(Flow{g, h, a, b, static_cast<std::uint16_t>(i), static_cast<std::uint16_t>(j), rate});
         return Try::ok;
       }
       if (up_room == kUnknown || up_room >= slowest_any) sender_dead = false;
@@ -788,93 +778,18 @@ class Greedy {
   }
 
   // ---- (c) intra-node fill ---------------------------------------------------------------------
-  // Intra-node flows fill the ports the network left idle. A flow either
-  // fits at its solo rate (every shared resource keeps room for it), or
-  // shares: on a resource whose flows' solo rates add up to more than its
-  // capacity, fair sharing gives each of its n flows at least capacity / n
-  // (a resource cannot saturate before the fill level reaches that), so a
-  // flow's planned rate is min(solo, capacity / n over its oversubscribed
-  // resources): a rate the flow is guaranteed under max-min fair sharing,
-  // and the planned rates of a step add up to at most every capacity.
-  // Sharing is allowed where it never slows an inter-node flow (capacity /
-  // n stays at or above the fastest one through the resource) and where
-  // the flow's planned rate, minus what it takes from the node's other
-  // intra-node flows, is worth a start-up latency (kMinShareGain x solo).
-  static constexpr double kMinShareGain = 0.25;
+  // Intra-node flows fill the ports the network left idle, each where every
+  // shared resource of its route still has room for its solo rate: the step
+  // stays a channel (DESIGN.md section 3), every transfer at its solo rate.
   // Weight of an intra-node flow's bytes in the choice of a step's length
   // when the step also has inter-node flows: the network lanes are the
   // scarce resource, so intra-node flows fill the step rather than cut it.
   static constexpr double kIntraWeight = 0.3;
 
-  // Planned rate of a new flow on route r of node a, or -1 when it may not
-  // share; fills share_ (stamped cand_stamp_) with the new shares of the
-  // resources it oversubscribes.
-  double share_rate(const ClusterModel& m, std::uint32_t a, const RouteEntry& r) noexcept {
-    if (++cand_stamp_ == 0) {
-      for (std::size_t k = 0; k < share_stamp_.size(); ++k) share_stamp_[k] = 0;
-      cand_stamp_ = 1;
-    }
-    const std::uint32_t first = m.node(a).load_first;
-    const double* cap = m.caps(m.type_of(a));
-    const std::uint32_t* ids = m.shared_ids(r);
-    double rate = r.gbps;
-    for (std::uint32_t k = 0; k < r.shared_count; ++k) {
-      const std::uint32_t x = first + ids[k];
-      if (loads_[x] + r.gbps <= cap[ids[k]] * (1.0 + 1e-12)) continue;
-      const double share = cap[ids[k]] / static_cast<double>(counts_[x] + 1);
-      if (share < protect_[x] * (1.0 - 1e-12)) return -1.0;
-      share_[x] = share;
-      share_stamp_[x] = cand_stamp_;
-      if (share < rate) rate = share;
-    }
-    return rate;
-  }
-  // Rate the node's intra-node flows flows_[from..] would lose to the
-  // candidate whose shares share_rate() just stamped.
-  double share_loss(const ClusterModel& m, std::uint32_t a, std::size_t from) const noexcept {
-    const TypeModel& t = m.type_of(a);
-    const std::uint32_t first = m.node(a).load_first, g0 = m.node(a).first_gpu;
-    double loss = 0.0;
-    for (std::size_t e = from; e < flows_.size(); ++e) {
-      const Flow& f = flows_[e];
-      const RouteEntry& r = m.gg(t, f.g - g0, f.h - g0);
-      const std::uint32_t* ids = m.shared_ids(r);
-      double rate = f.gbps;
-      for (std::uint32_t k = 0; k < r.shared_count; ++k) {
-        const std::uint32_t x = first + ids[k];
-        if (share_stamp_[x] == cand_stamp_ && share_[x] < rate) rate = share_[x];
-      }
-      loss += f.gbps - rate;
-    }
-    return loss;
-  }
-  // The planned rates of the node's intra-node flows flows_[from..] from the
-  // final loads and counts.
-  void settle_intra(const ClusterModel& m, std::uint32_t a, std::size_t from) noexcept {
-    const TypeModel& t = m.type_of(a);
-    const std::uint32_t first = m.node(a).load_first, g0 = m.node(a).first_gpu;
-    const double* cap = m.caps(t);
-    for (std::size_t e = from; e < flows_.size(); ++e) {
-      Flow& f = flows_[e];
-      const RouteEntry& r = m.gg(t, f.g - g0, f.h - g0);
-      const std::uint32_t* ids = m.shared_ids(r);
-      double rate = f.solo;
-      for (std::uint32_t k = 0; k < r.shared_count; ++k) {
-        const std::uint32_t x = first + ids[k];
-        if (loads_[x] > cap[ids[k]] * (1.0 + 1e-12)) {
-          const double share = cap[ids[k]] / static_cast<double>(counts_[x]);
-          if (share < rate) rate = share;
-        }
-      }
-      f.gbps = rate;
-    }
-  }
-
   void fill_intra(const ClusterModel& m, std::uint32_t a) noexcept {
     const NodeModel& na = m.node(a);
     const TypeModel& t = m.type(na.type);
     const std::size_t n = n_, nn = nn_;
-    const std::size_t from = flows_.size();
     std::uint64_t senders = gpu_send_free_[a] & smask_[std::size_t{a} * nn + a];
     for (std::uint32_t si = 0; si < na.gpus && senders != 0 && gpu_recv_free_[a] != 0; ++si) {
       const std::uint32_t lg = send_order_[na.first_gpu + si];
@@ -882,30 +797,21 @@ class Greedy {
       const std::uint32_t g = na.first_gpu + lg;
       std::uint64_t cand = dmask_[std::size_t{g} * nn + a] & gpu_recv_free_[a];
       const std::uint64_t* row = R_.data() + g * n;
-      std::uint32_t best = kNone, shared_best = kNone;
-      double best_time = -1.0, best_gain = 0.0;
+      std::uint32_t best = kNone;
+      double best_time = -1.0;
       for (; cand != 0; cand &= cand - 1) {
         const std::uint32_t lh = lowest(cand);
         const RouteEntry& r = m.gg(t, lg, lh);
         const double time = static_cast<double>(row[na.first_gpu + lh]) / r.gbps;
         if (time <= best_time) continue;
-        if (r.gbps <= headroom(m, a, r)) {
-          best = lh, best_time = time;
-        } else if (best == kNone) {
-          const double rate = share_rate(m, a, r);
-          if (rate <= 0.0) continue;
-          const double gain = rate - share_loss(m, a, from);
-          if (gain >= kMinShareGain * r.gbps && gain > best_gain) shared_best = lh, best_gain = gain;
-        }
+        if (r.gbps <= headroom(m, a, r)) best = lh, best_time = time;
       }
-      if (best == kNone) best = shared_best;
       if (best == kNone) continue;
       const RouteEntry& r = m.gg(t, lg, best);
-      add_load(m, a, r, r.gbps, false);
+      add_load(m, a, r, r.gbps);
       gpu_send_free_[a] &= ~bit(lg);
       gpu_recv_free_[a] &= ~bit(best);
-      flows_.push_back(Flow{g, na.first_gpu + best, a, a, kNoNic, kNoNic, r.gbps, r.gbps});
-      settle_intra(m, a, from);
+      flows_.push_back(Flow{g, na.first_gpu + best, a, a, kNoNic, kNoNic, r.gbps});
     }
   }
 
@@ -972,7 +878,7 @@ class Greedy {
   }
 
   PlanStatus finish_step(const ClusterModel& m, const PlanOptions& o, double floor_us, PodBuffer<PlanStep>& steps,
-                         PodBuffer<PlanTransfer>& transfers, double& estimated_us) noexcept {
+                         PodBuffer<PlanTransfer>& transfers, double& expected_us) noexcept {
     const std::size_t n = n_, nn = nn_;
     const double tau = step_length(o.latency_us, floor_us);
     if (!transfers.reserve(transfers.size() + flows_.size()) || !steps.reserve(steps.size() + 1))
@@ -1010,13 +916,13 @@ class Greedy {
       x.src = x.origin = f.g;
       x.dst = x.final = f.h;
       x.bytes = c;
-      x.gbps = f.gbps;
+      x.solo_gbps = f.gbps;
       x.src_nic = f.i;
       x.dst_nic = f.j;
       transfers.push_back(x);
     }
-    step.duration_us = o.latency_us + longest;
-    estimated_us += step.duration_us;
+    step.expected_us = o.latency_us + longest;
+    expected_us += step.expected_us;
     steps.push_back(step);
     // Priorities: the GPUs of the nodes that moved bytes; the source nodes
     // every few steps (a nearly sorted order is as good a heuristic, and a
@@ -1053,15 +959,7 @@ class Greedy {
   PodBuffer<std::uint64_t> send_free_, recv_free_;          // per node: free NIC lanes
   PodBuffer<std::uint64_t> gpu_send_free_, gpu_recv_free_;  // per node: GPUs not yet sending / receiving
   PodBuffer<std::uint64_t> send_dead_, recv_dead_;          // per node: GPUs out for the pass
-  PodBuffer<double> loads_, spine_up_, spine_down_;
-  // Per node resource, beside loads_ (the sum of the solo rates of the
-  // step's flows through it): how many flows use it and the fastest
-  // inter-node flow among them (which must keep its solo rate).
-  PodBuffer<std::uint32_t> counts_;
-  PodBuffer<double> protect_;
-  PodBuffer<double> share_;              // fill_intra: a candidate's share per resource
-  PodBuffer<std::uint32_t> share_stamp_;
-  std::uint32_t cand_stamp_ = 0;
+  PodBuffer<double> loads_, spine_up_, spine_down_;  // loads_: per node resource, the solo rates of the step's flows
   std::uint32_t words_ = 0;                        // 64-bit words of a node bitset
   PodBuffer<std::uint64_t> vbits_;                 // [a]: bit b when V[a][b] > 0
   PodBuffer<std::uint64_t> open_bits_;             // nodes with a free receive lane and inbound bytes

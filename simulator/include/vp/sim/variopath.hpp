@@ -41,7 +41,7 @@ struct VarioPathRun {
   Schedule schedule;
   double planning_us = 0.0;   // median wall clock of the timed calls
   std::size_t steps = 0, transfers = 0;
-  double estimated_us = 0.0;  // the planner's own estimate (planned rates)
+  double expected_us = 0.0;   // the planner's own expectation (Plan::expected_us)
 };
 
 // Plan `demand` with `planner` (initialised on the catalog of `t`) and
