@@ -28,14 +28,13 @@ struct Options {
   vpcat::PlanOptions plan;
 };
 
-// A refusal of the planner, as "file:line: what (why)" when it names a
-// demand entry of the file.
+// A refusal of the planner, as "file:line: what (why)" at the line of the
+// demand entry it names (PlanStatus' fields), else at "gpus".
 vp::InputError demand_error(const vp::plan_cli::DemandFile& d, const vpcat::PlanStatus& s) {
-  unsigned long long src = 0, dst = 0;
   int line = d.gpus_line;
-  const std::string message = s.message();
-  if (std::sscanf(message.c_str(), "demand [%llu][%llu]", &src, &dst) == 2) line = d.line_of(src, dst);
-  std::string what = message;
+  if (!d.dense && s.entry_index() < d.lines.size()) line = d.lines[s.entry_index()];
+  else if (s.names_cell()) line = d.line_of(s.entry_src(), s.entry_dst());
+  std::string what = s.message();
   const std::string::size_type colon = what.find(": ");
   if (colon != std::string::npos && what.rfind("demand", 0) == 0) what = what.substr(colon + 2);
   return vp::InputError(d.path, line, what);

@@ -37,6 +37,7 @@
 #include "vpcat/planner/buffer.hpp"
 #include "vpcat/planner/cluster_model.hpp"
 #include "vpcat/planner/demand.hpp"
+#include "vpcat/planner/demand_check.hpp"
 #include "vpcat/planner/greedy.hpp"
 #include "vpcat/planner/plan.hpp"
 #include "vpcat/planner/shared_step.hpp"
