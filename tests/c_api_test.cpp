@@ -756,7 +756,7 @@ void check_same(const CPlanner& c, const vpcat::Planner& cpp_planner, const vpca
   CHECK(s.step_count == cpp.step_count());
   CHECK(s.transfer_count == cpp.transfer_count());
   CHECK(s.total_bytes == cpp.total_bytes());
-  CHECK(s.estimated_us == cpp.estimated_us());
+  CHECK(s.expected_us == cpp.expected_us());
   std::size_t steps = 0;
   REQUIRE(vpcat_plan_step_count(c.plan, &steps) == VPCAT_OK);
   REQUIRE(steps == cpp.step_count());
@@ -772,7 +772,7 @@ void check_same(const CPlanner& c, const vpcat::Planner& cpp_planner, const vpca
     CHECK(step.first == cpp.step(i).first);
     CHECK(step.count == cpp.step(i).count);
     CHECK(step.ports == cpp.step(i).ports);
-    CHECK(step.duration_us == cpp.step(i).duration_us);
+    CHECK(step.expected_us == cpp.step(i).expected_us);
     std::size_t count = 0;
     buffer.resize(step.count);
     REQUIRE(vpcat_plan_step_transfers(c.plan, i, buffer.data(), buffer.size(), &count) == VPCAT_OK);
@@ -788,7 +788,7 @@ void check_same(const CPlanner& c, const vpcat::Planner& cpp_planner, const vpca
       CHECK(t.origin == ref.origin);
       CHECK(t.final == ref.final);
       CHECK(t.bytes == ref.bytes);
-      CHECK(t.gbps == ref.gbps);
+      CHECK(t.solo_gbps == ref.solo_gbps);
       CHECK(t.src_nic == ref.src_nic);
       CHECK(t.dst_nic == ref.dst_nic);
       got[std::size_t{t.origin} * n + t.final] += t.bytes;
@@ -872,7 +872,7 @@ TEST_CASE("planner: dense, double and sparse demands give the C++ plans") {
   CHECK(d.min_chunk_bytes == ref.min_chunk_bytes);
   CHECK(d.chunk_align_bytes == ref.chunk_align_bytes);
   CHECK(d.max_steps == ref.max_steps);
-  CHECK(d.one_port == (ref.one_port ? 1u : 0u));
+  CHECK(d.allow_shared == (ref.allow_shared ? 1u : 0u));
   CHECK(d.reserved == 0);
   vpcat_plan_options o = d;
   o.latency_us = 20;
@@ -884,17 +884,17 @@ TEST_CASE("planner: dense, double and sparse demands give the C++ plans") {
   REQUIRE(cpp_planner.plan(vpcat::Demand::dense(demand.data(), n), co, cpp).ok());
   REQUIRE(vpcat_planner_plan_dense_u64(c.planner, demand.data(), n, &o, c.plan, &err) == VPCAT_OK);
   check_same(c, cpp_planner, cpp, demand, n);
-  for (const std::uint32_t one_port : {0u, 1u}) {
-    o.one_port = one_port;
-    co.one_port = one_port != 0;
+  for (const std::uint32_t allow_shared : {0u, 1u}) {
+    o.allow_shared = allow_shared;
+    co.allow_shared = allow_shared != 0;
     REQUIRE(cpp_planner.plan(vpcat::Demand::dense(demand.data(), n), co, cpp).ok());
     REQUIRE(vpcat_planner_plan_dense_u64(c.planner, demand.data(), n, &o, c.plan, &err) == VPCAT_OK);
     check_same(c, cpp_planner, cpp, demand, n);
-    if (one_port == 1)
-      for (std::size_t i = 0; i < cpp.step_count(); ++i) CHECK(cpp.step(i).ports == 1);
+    if (allow_shared == 0)
+      for (std::size_t i = 0; i < cpp.step_count(); ++i) CHECK((cpp.step(i).ports == 1 && cpp.step(i).shared == 0));
   }
 
-  // A uniform demand (balanced: the planner may choose its shared step).
+  // A uniform demand (balanced: with allow_shared the planner would choose its shared step).
   std::vector<std::uint64_t> uniform(demand.size(), 1 << 20);
   for (std::uint32_t a = 0; a < n; ++a) uniform[std::size_t{a} * n + a] = 0;
   REQUIRE(cpp_planner.plan(vpcat::Demand::dense(uniform.data(), n), {}, cpp).ok());
@@ -966,7 +966,6 @@ TEST_CASE("planner: bad demands and options get the C++ status and message, and 
         "options.chunk_align_bytes: invalid plan option (0: must be at least 1)");
   o = vpcat_plan_options_default();
   o.max_steps = 1;
-  o.one_port = 1;  // channel steps: a uniform demand would otherwise be one shared step
   CHECK(vpcat_planner_plan_dense_u64(c.planner, demand.data(), n, &o, c.plan, &err) == VPCAT_E_STEP_LIMIT);
   CHECK(err.code == VPCAT_E_STEP_LIMIT);
   check_empty(c.plan);

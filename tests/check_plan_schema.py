@@ -44,12 +44,15 @@ def main():
             "sparse": {"gpus": n, "entries": [[0, 23, 1 << 20], [23, 0, 12345], [5, 6, 1], [5, 5, 99]]},
             "empty": {"gpus": n, "entries": []},
         }
-        for name, demand in demands.items():
-            path = os.path.join(tmp, name + ".json")
+        demands["uniform"] = {"gpus": n, "bytes": [[0 if s == d else 1 << 20 for d in range(n)] for s in range(n)]}
+        runs = [(name, demand, []) for name, demand in demands.items()]
+        runs += [(name + " --allow-shared", demand, ["--allow-shared"]) for name, demand in demands.items()]
+        for name, demand, flags in runs:
+            path = os.path.join(tmp, name.split()[0] + ".json")
             with open(path, "w", encoding="utf-8") as f:
                 json.dump(demand, f)
-            out = subprocess.run([vp_plan, "--catalog", catalog, "--demand", path, "--json"], capture_output=True,
-                                 text=True)
+            out = subprocess.run([vp_plan, "--catalog", catalog, "--demand", path, "--json", *flags],
+                                 capture_output=True, text=True)
             if out.returncode != 0:
                 print(f"{name}: vp-plan failed: {out.stderr.strip()}")
                 failures += 1

@@ -111,12 +111,33 @@ TEST_CASE("vp-plan: sparse entries, text summary, options") {
                              "--latency-us 2 --chunk-align-bytes 4096");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(r.out.rfind("32 GPUs, ", 0) == 0);
-  CHECK(r.out.find(" transfers, 1049605 bytes; estimated ") != std::string::npos);
+  CHECK(r.out.find(" transfers, 1049605 bytes; expected ") != std::string::npos);
   const RunResult j = f.plan(R"({"gpus": 32, "entries": []})");
   REQUIRE(j.exit_code == 0);
   const nlohmann::json plan = nlohmann::json::parse(j.out);
   CHECK(plan["steps"].empty());
   CHECK(plan["total_bytes"] == 0);
+}
+
+TEST_CASE("vp-plan: channel steps by default, a shared step only with --allow-shared") {
+  Files f;
+  const std::string d = dense_json(uniform(32, 1 << 20), 32);
+  for (const char* flags : {"--json", "--json --one-port", "--json --allow-shared"}) {
+    const RunResult r = f.plan(d, flags);
+    INFO(flags);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    const nlohmann::json plan = nlohmann::json::parse(r.out);
+    const bool allow = std::string(flags).find("allow") != std::string::npos;
+    CHECK(plan["options"]["allow_shared"] == allow);
+    std::size_t shared = 0;
+    for (const auto& step : plan["steps"]) {
+      shared += step["shared"].get<bool>();
+      if (!step["shared"].get<bool>()) CHECK(step["ports"] == 1);
+    }
+    CHECK(shared == (allow ? 1u : 0u));  // a uniform demand on one switch: fan-out is expected shorter
+  }
+  const RunResult both = f.plan(d, "--one-port --allow-shared");
+  CHECK(both.exit_code == 1);
 }
 
 TEST_CASE("vp-plan: bad demand files") {

@@ -135,7 +135,6 @@ TEST_CASE("the step limit") {
   const Matrix d = uniform(32, 1 << 20);
   vpcat::PlanOptions o;
   o.max_steps = 3;
-  o.one_port = true;  // a uniform demand would otherwise be one shared step
   const vpcat::PlanStatus s = planner().plan(vpcat::Demand::dense(d.data(), 32), o, plan);
   CHECK(s.code() == vpcat::PlanError::step_limit);
   CHECK(std::string(s.message()).rfind("plan: step limit exceeded (max_steps 3 reached with ", 0) == 0);
@@ -202,4 +201,44 @@ TEST_CASE("status values") {
   CHECK(static_cast<int>(vpcat::PlanError::not_ready) == 100);
   CHECK(static_cast<int>(vpcat::PlanError::step_limit) == 110);
   CHECK(static_cast<int>(vpcat::kLastError) < 100);
+}
+
+TEST_CASE("the failure names its entry as fields, and check_demand agrees with plan()") {
+  vpcat::Plan plan;
+  std::vector<double> f(32 * 32, 1024.0);
+  f[2 * 32 + 5] = 1.5;
+  std::vector<std::uint64_t> u(32 * 32, 1);
+  u[0 * 32 + 1] = ~std::uint64_t{0};
+  const vpcat::DemandEntry sparse_bad[] = {{0, 1, 5}, {3, 40, 5}};
+  const vpcat::DemandEntry sparse_sum[] = {{0, 1, std::uint64_t{1} << 62}, {4, 5, 7}, {0, 1, std::uint64_t{1} << 62}};
+  struct Case {
+    vpcat::Demand demand;
+    std::uint64_t src, dst, index;
+  };
+  constexpr std::uint64_t kNo = vpcat::PlanStatus::kNoEntry;
+  const Case cases[] = {
+      {vpcat::Demand::dense(f.data(), 32), 2, 5, kNo},
+      {vpcat::Demand::dense(u.data(), 32), 0, 1, kNo},
+      {vpcat::Demand::sparse(sparse_bad, 2, 32), 3, 40, 1},
+      {vpcat::Demand::sparse(sparse_sum, 3, 32), 0, 1, 2},
+      {vpcat::Demand::dense(u.data(), 31), kNo, kNo, kNo},
+  };
+  for (const Case& c : cases) {
+    const vpcat::PlanStatus p = planner().plan(c.demand, {}, plan);
+    const vpcat::PlanStatus k = vpcat::check_demand(c.demand, 32);
+    INFO(p.message());
+    REQUIRE(!p.ok());
+    CHECK(k.code() == p.code());
+    CHECK(std::string(k.message()) == p.message());
+    CHECK(p.entry_src() == c.src);
+    CHECK(p.entry_dst() == c.dst);
+    CHECK(p.entry_index() == c.index);
+    CHECK(k.entry_src() == c.src);
+    CHECK(k.entry_index() == c.index);
+    CHECK(p.names_cell() == (c.src != kNo));
+  }
+  std::uint64_t total = 0;
+  const Matrix ok = uniform(32, 3);
+  CHECK(vpcat::check_demand(vpcat::Demand::dense(ok.data(), 32), 32, &total).ok());
+  CHECK(total == 32u * 31u * 3u);
 }

@@ -20,21 +20,22 @@ namespace {
 // plan through a mutable reference.
 Platform& mut(const Platform& p) { return const_cast<Platform&>(p); }
 
-// Both ways: as asked, and as one-port channel steps only (which balanced
-// demands would otherwise not exercise: they get the shared step).
+// Both ways: channel steps only (the default), and with allow_shared
+// (balanced demands then get the shared step).
 void expect_correct(Platform& p, const Matrix& d, const vpcat::PlanOptions& o, const std::string& what,
                     const CheckOptions& c = {}) {
-  for (bool one_port : {o.one_port, true}) {
+  for (bool shared : {false, true}) {
     vpcat::PlanOptions with = o;
-    with.one_port = one_port;
+    with.allow_shared = shared;
+    CheckOptions co = c;
+    co.allow_shared = shared;
     vpcat::Plan plan;
     const vpcat::PlanStatus s = p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), with, plan);
-    INFO(p.name << ": " << what << (one_port ? ", one-port" : ""));
+    INFO(p.name << ": " << what << (shared ? ", allow_shared" : ""));
     REQUIRE_MESSAGE(s.ok(), s.message());
-    CHECK(check_plan(p, d, plan, c) == "");
-    if (one_port)
+    CHECK(check_plan(p, d, plan, co) == "");
+    if (!shared)
       for (std::size_t i = 0; i < plan.step_count(); ++i) CHECK((plan.step(i).ports == 1 && plan.step(i).shared == 0));
-    if (o.one_port) break;
   }
 }
 
@@ -172,7 +173,6 @@ TEST_CASE("a longer step floor gives fewer steps") {
   vpcat::PlanOptions fine, coarse;
   fine.min_step_latencies = 0;
   coarse.min_step_latencies = 100;
-  fine.one_port = coarse.one_port = true;  // the floor shapes channel steps
   vpcat::Plan a, b;
   REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), fine, a).ok());
   REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), coarse, b).ok());
@@ -206,7 +206,7 @@ TEST_CASE("plans are deterministic and a Plan can be reused") {
     CHECK(a.transfers()[i].bytes == b.transfers()[i].bytes);
     CHECK(a.transfers()[i].src_nic == b.transfers()[i].src_nic);
   }
-  CHECK(a.estimated_us() == b.estimated_us());
+  CHECK(a.expected_us() == b.expected_us());
 }
 
 TEST_CASE("the checker catches what a wrong plan would do") {
@@ -215,9 +215,7 @@ TEST_CASE("the checker catches what a wrong plan would do") {
   Platform& p = mut(platform("4n-switch"));
   const Matrix d = uniform(p.gpus, 1 << 20);
   vpcat::Plan plan;
-  vpcat::PlanOptions one_port;
-  one_port.one_port = true;
-  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), one_port, plan).ok());
+  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, plan).ok());
   const std::vector<StepCopy> good = copy_steps(plan);
   REQUIRE(check_steps(p, d, good) == "");
   auto contains = [](const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; };
@@ -242,13 +240,18 @@ TEST_CASE("the checker catches what a wrong plan would do") {
            p.planner.node_of_gpu(bad[0].transfers[other].src) != p.planner.node_of_gpu(bad[0].transfers[k].src))
       ++other;
     bad[0].transfers[k].src_nic = bad[0].transfers[other].src_nic;
-    bad[0].transfers[k].gbps = analyzer_route(p, bad[0].transfers[k]).solo_gbps;
+    bad[0].transfers[k].solo_gbps = analyzer_route(p, bad[0].transfers[k]).solo_gbps;
     CHECK(contains(check_steps(p, d, bad), "carries"));
   }
   {  // a wrong rate
     auto bad = good;
-    bad[0].transfers[0].gbps *= 2.0;
-    CHECK(contains(check_steps(p, d, bad), "its solo rate"));
+    bad[0].transfers[0].solo_gbps *= 2.0;
+    CHECK(contains(check_steps(p, d, bad), "solo rate of"));
+  }
+  {  // a shared step where none was asked for
+    auto bad = good;
+    bad.back().shared = true;
+    CHECK(contains(check_steps(p, d, bad), "the plan was not to share"));
   }
   {  // a relay this planner does not make
     auto bad = good;
@@ -262,10 +265,11 @@ TEST_CASE("the checker catches what a wrong plan would do") {
   }
 }
 
-// A step's planned rates are a floor under max-min fair sharing (plan.hpp):
-// simulated on its own, without start-up latency, no step outlasts the
-// planner's estimate. This is what lets steps share a resource.
-TEST_CASE("every step finishes within its estimate under fair sharing") {
+// A channel step is contention-free at solo rates, so under max-min fair
+// sharing every transfer runs at its solo rate: simulated on its own, each
+// step lasts exactly its expected time (no planned rate below the solo rate
+// could make the simulator and the plan disagree).
+TEST_CASE("every channel step lasts its expected time in the simulator") {
   for (const char* name : {"1n", "4n-switch", "mixed-4n", "g6-3n", "5n-leafspine-tight"}) {
     Platform& p = mut(platform(name));
     for (const Matrix& d : {uniform(p.gpus, 1 << 20), zipf_moe(p.gpus, 1.0, 3), hot_spot(p.gpus, 1 << 18, 1, 10.0)}) {
@@ -273,7 +277,6 @@ TEST_CASE("every step finishes within its estimate under fair sharing") {
       o.latency_us = 0.0;
       vpcat::Plan plan;
       REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), o, plan).ok());
-      std::size_t shared = 0;
       for (std::size_t i = 0; i < plan.step_count(); ++i) {
         vp::sim::Schedule one;
         one.steps.resize(1);
@@ -284,7 +287,6 @@ TEST_CASE("every step finishes within its estimate under fair sharing") {
           f.dst = f.final = p.topology.gpus[t.dst];
           f.bytes = static_cast<double>(t.bytes);
           f.route = analyzer_route(p, t);
-          shared += t.gbps < f.route.solo_gbps * (1 - 1e-9);
           one.steps[0].flows.push_back(std::move(f));
         }
         vp::sim::SimOptions so;
@@ -292,9 +294,8 @@ TEST_CASE("every step finishes within its estimate under fair sharing") {
         so.completion_epsilon = 0.0;
         const double simulated = vp::sim::simulate(p.topology, one, so).time_us;
         INFO(name << " step " << i);
-        CHECK(simulated <= plan.step(i).duration_us * (1 + 1e-9) + 1e-9);
+        CHECK(simulated == doctest::Approx(plan.step(i).expected_us).epsilon(1e-9));
       }
-      if (std::string(name) == "1n") CHECK(shared > 0);  // the root complexes are shared
     }
   }
 }
@@ -309,27 +310,34 @@ TEST_CASE("the channel plan is kept when it beats the shared step") {
   Matrix d(std::size_t{p.gpus} * p.gpus, 0);
   d[0 * p.gpus + 8] = 100'000'000;
   d[1 * p.gpus + 10] = 60'000'000;
-  vpcat::PlanOptions one_port;
-  one_port.one_port = true;
+  vpcat::PlanOptions shared;
+  shared.allow_shared = true;
   vpcat::Plan channels, chosen;
-  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), one_port, channels).ok());
-  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, chosen).ok());
-  CHECK(check_plan(p, d, chosen) == "");
-  CHECK(chosen.estimated_us() == doctest::Approx(channels.estimated_us()));
+  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, channels).ok());
+  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), shared, chosen).ok());
+  CheckOptions co;
+  co.allow_shared = true;
+  CHECK(check_plan(p, d, chosen, co) == "");
+  CHECK(chosen.expected_us() == doctest::Approx(channels.expected_us()));
   CHECK(chosen.step(chosen.step_count() - 1).shared == 0);
 }
 
-TEST_CASE("at the step limit, channel steps end in the shared step instead of failing") {
+TEST_CASE("at the step limit, channel steps end in the shared step instead of failing (allow_shared)") {
   Platform& p = mut(platform("4n-switch"));
   const Matrix d = zipf_moe(p.gpus, 1.0, 5);
+  CheckOptions co;
+  co.allow_shared = true;
   for (std::uint32_t limit : {1u, 2u, 3u, 10u}) {
     vpcat::PlanOptions o;
     o.max_steps = limit;
+    o.allow_shared = true;
     vpcat::Plan plan;
     const vpcat::PlanStatus s = p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), o, plan);
     INFO("max_steps " << limit);
     REQUIRE_MESSAGE(s.ok(), s.message());
     CHECK(plan.step_count() <= limit);
-    CHECK(check_plan(p, d, plan) == "");
+    CHECK(check_plan(p, d, plan, co) == "");
+    o.allow_shared = false;  // channel steps only: the limit is an error
+    CHECK(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), o, plan).code() == vpcat::PlanError::step_limit);
   }
 }

@@ -20,7 +20,7 @@ vpcat::PlanTransfer transfer(std::uint32_t src, std::uint32_t dst, std::uint16_t
   t.bytes = 1;
   t.src_nic = i;
   t.dst_nic = j;
-  t.gbps = gbps;
+  t.solo_gbps = gbps;
   return t;
 }
 
@@ -82,9 +82,7 @@ TEST_CASE("a uniform one-port plan on 4 nodes uses the default routes, at their 
   Platform& p = const_cast<Platform&>(platform("4n-switch"));
   const Matrix d = uniform(p.gpus, 1 << 20);
   vpcat::Plan plan;
-  vpcat::PlanOptions o;
-  o.one_port = true;
-  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), o, plan).ok());
+  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, plan).ok());
   CHECK(plan.step(0).ports == 1);
   const vpcat::PlanTransfer* first = plan.step_transfers(0);
   std::uint32_t inter = 0;
@@ -96,7 +94,7 @@ TEST_CASE("a uniform one-port plan on 4 nodes uses the default routes, at their 
     const vp::Route mine = to_route(p, x);
     INFO(x.src << " -> " << x.dst);
     CHECK(mine.links == theirs.links);
-    CHECK(x.gbps == doctest::Approx(theirs.solo_gbps));
+    CHECK(x.solo_gbps == doctest::Approx(theirs.solo_gbps));
   }
   CHECK(inter == 16);  // every NIC of every node busy in the first step
 }
@@ -143,35 +141,35 @@ TEST_CASE("NIC preferences follow the local patterns: the nearest NIC is in the 
   CHECK(p.planner.nic_send_share(0, 0, 0) == doctest::Approx(p.planner.nic_send_share(0, 7, 3)));
 }
 
-TEST_CASE("a balanced demand gets the shared step, a skewed one channel steps") {
+TEST_CASE("with allow_shared, a balanced demand gets the shared step, a skewed one channel steps") {
   // Uniform on 4 nodes: one step with every payload on its default route,
-  // each at its guaranteed fair share. The NIC lane into the network from
-  // a switch's two GPUs carries 2 x 24 payloads: 24 GB/s / 48 each.
+  // each transfer naming its route's solo rate (no planned rate).
   Platform& p = const_cast<Platform&>(platform("4n-switch"));
   const Matrix d = uniform(p.gpus, 1 << 20);
   vpcat::Plan shared, channels;
-  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, shared).ok());
   vpcat::PlanOptions o;
-  o.one_port = true;
-  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), o, channels).ok());
+  o.allow_shared = true;
+  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), o, shared).ok());
+  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, channels).ok());
+  for (std::size_t i = 0; i < channels.step_count(); ++i) CHECK(channels.step(i).shared == 0);
   REQUIRE(shared.step_count() == 1);
   CHECK(shared.step(0).shared == 1);
   CHECK(shared.step(0).ports == p.gpus - 1);
   CHECK(shared.transfer_count() == std::size_t{p.gpus} * (p.gpus - 1));
-  CHECK(shared.estimated_us() < channels.estimated_us());
+  CHECK(shared.expected_us() < channels.expected_us());
   for (std::uint32_t k = 0; k < shared.step(0).count; ++k) {
     const vpcat::PlanTransfer& x = shared.step_transfers(0)[k];
     const vp::Route theirs = vp::default_route(p.topology, p.topology.gpus[x.src], p.topology.gpus[x.dst]);
     INFO(x.src << " -> " << x.dst);
     CHECK(to_route(p, x).links == theirs.links);
-    if (x.src_nic != vpcat::kNoNic) CHECK(x.gbps == doctest::Approx(24.0 / 48));
+    CHECK(x.solo_gbps == doctest::Approx(theirs.solo_gbps));
   }
   // Zipf-skewed MoE traffic on 16 rails: the shared step's hot resources
   // would slow every transfer through them; channel steps win.
   Platform& q = const_cast<Platform&>(platform("16n-rail"));
   const Matrix z = zipf_moe(q.gpus, 1.0, 1, 4096);
   vpcat::Plan skewed;
-  REQUIRE(q.planner.plan(vpcat::Demand::dense(z.data(), q.gpus), {}, skewed).ok());
+  REQUIRE(q.planner.plan(vpcat::Demand::dense(z.data(), q.gpus), o, skewed).ok());
   CHECK(skewed.step_count() > 1);
   CHECK(skewed.step(0).shared == 0);
 }

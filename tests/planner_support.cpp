@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <string_view>
@@ -196,7 +197,25 @@ Route to_route(const Platform& p, const vpcat::PlanTransfer& t) {
   std::vector<std::uint64_t> fwd(64);
   const std::uint32_t f = p.planner.route_forwarders(t, fwd.data(), static_cast<std::uint32_t>(fwd.size()));
   for (std::uint32_t k = 0; k < f && k < fwd.size(); ++k) r.forwarders.push_back(static_cast<ComponentId>(fwd[k]));
-  r.solo_gbps = t.gbps;
+  r.solo_gbps = t.solo_gbps;
+  return r;
+}
+
+Route solo_route(const Topology& topo, const std::vector<LinkId>& links) {
+  Route r;
+  r.links = links;
+  double rate = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    if (links[i] >= topo.links.size()) return Route{};
+    rate = std::min(rate, topo.links[links[i]].capacity.gbps);
+    if (i + 1 == links.size()) break;
+    const ComponentId mid = topo.links[links[i]].dst;
+    if (topo.components[mid].forward) {
+      r.forwarders.push_back(mid);
+      rate = std::min(rate, topo.components[mid].forward->gbps);
+    }
+  }
+  r.solo_gbps = rate;
   return r;
 }
 
@@ -214,7 +233,7 @@ std::vector<StepCopy> copy_steps(const vpcat::Plan& plan) {
   for (std::size_t i = 0; i < plan.step_count(); ++i) {
     StepCopy c;
     c.transfers.assign(plan.step_transfers(i), plan.step_transfers(i) + plan.step(i).count);
-    c.duration_us = plan.step(i).duration_us;
+    c.expected_us = plan.step(i).expected_us;
     c.ports = plan.step(i).ports;
     c.shared = plan.step(i).shared != 0;
     out.push_back(std::move(c));
@@ -252,6 +271,7 @@ std::string check_steps(const Platform& p, const Matrix& demand, const std::vect
   std::uint64_t route_checks = 0;
   for (std::size_t i = 0; i < steps.size(); ++i) {
     std::vector<Transfer> transfers;
+    std::vector<std::uint32_t> sends(n, 0), receives(n, 0);
     double longest = 0;
     for (const vpcat::PlanTransfer& t : steps[i].transfers) {
       if (t.src >= n || t.dst >= n || t.src == t.dst || t.bytes == 0)
@@ -260,16 +280,26 @@ std::string check_steps(const Platform& p, const Matrix& demand, const std::vect
         return fmt::format("step {}: transfer {} -> {} relays {} -> {}, this planner never relays", i, t.src, t.dst,
                            t.origin, t.final);
       delivered[std::size_t{t.origin} * n + t.final] += t.bytes;
-      Transfer x{p.topology.gpus[t.src], p.topology.gpus[t.dst], to_route(p, t)};
+      ++sends[t.src], ++receives[t.dst];
+      const Route planned = to_route(p, t);
+      // The contention check below runs on the route's links as the
+      // planner expands them, with the forwarders and the solo rate
+      // recomputed here from the Topology (not the planner's figures).
+      Transfer x{p.topology.gpus[t.src], p.topology.gpus[t.dst], solo_route(p.topology, planned.links)};
       if (x.route.links.empty()) return fmt::format("step {}: transfer {} -> {} has no route", i, t.src, t.dst);
       // The route is a path from src to dst.
       ComponentId at = x.src;
       for (LinkId l : x.route.links) {
-        if (l >= p.topology.links.size() || p.topology.links[l].src != at)
+        if (p.topology.links[l].src != at)
           return fmt::format("step {}: route of {} -> {} is not a path at link {}", i, t.src, t.dst, l);
         at = p.topology.links[l].dst;
       }
       if (at != x.dst) return fmt::format("step {}: route of {} -> {} ends elsewhere", i, t.src, t.dst);
+      if (planned.forwarders != x.route.forwarders)
+        return fmt::format("step {}: forwarders of {} -> {} differ from the route's", i, t.src, t.dst);
+      if (!(t.solo_gbps > 0) || std::abs(t.solo_gbps - x.route.solo_gbps) > 1e-9 * x.route.solo_gbps)
+        return fmt::format("step {}: solo rate of {} -> {} is {} GB/s, its route's slowest element gives {}", i,
+                           t.src, t.dst, t.solo_gbps, x.route.solo_gbps);
       if (opts.compare_routes && route_checks < opts.max_route_checks) {
         auto key = std::make_tuple(t.src, t.dst, t.src_nic, t.dst_nic);
         if (checked.emplace(key, true).second) {
@@ -278,26 +308,35 @@ std::string check_steps(const Platform& p, const Matrix& demand, const std::vect
           if (a.links != x.route.links || a.forwarders != x.route.forwarders)
             return fmt::format("step {}: route of {} -> {} (NICs {}, {}) differs from the analyzer's", i, t.src, t.dst,
                                t.src_nic, t.dst_nic);
-          if (!(t.gbps > 0) || t.gbps > a.solo_gbps * (1 + 1e-9))
-            return fmt::format("step {}: planned rate of {} -> {} is {} GB/s, its solo rate (the analyzer's) is {}", i,
-                               t.src, t.dst, t.gbps, a.solo_gbps);
+          if (std::abs(a.solo_gbps - x.route.solo_gbps) > 1e-9 * a.solo_gbps)
+            return fmt::format("step {}: solo rate of {} -> {} differs from the analyzer's", i, t.src, t.dst);
         }
       }
-      longest = std::max(longest, static_cast<double>(t.bytes) / (t.gbps * 1e3));
+      longest = std::max(longest, static_cast<double>(t.bytes) / (x.route.solo_gbps * 1e3));
       transfers.push_back(std::move(x));
     }
     if (transfers.empty()) return fmt::format("step {} is empty", i);
-    // At planned rates; a shared step may give a GPU several transfers, as
-    // many as it claims.
+    const std::uint32_t ports = std::max(*std::max_element(sends.begin(), sends.end()),
+                                         *std::max_element(receives.begin(), receives.end()));
+    if (steps[i].shared) {
+      // Fan-out, contending by design: only where asked for, only last, and
+      // it must say how many transfers a GPU posts.
+      if (!opts.allow_shared) return fmt::format("step {} is shared, and the plan was not to share", i);
+      if (i + 1 != steps.size())
+        return fmt::format("step {} of {} is shared: only a plan's last step may be", i, steps.size());
+      if (steps[i].ports != ports) return fmt::format("shared step {} claims {} ports, has {}", i, steps[i].ports, ports);
+      continue;
+    }
+    // A channel step: one-port, and contention-free with every transfer at
+    // its route's solo rate (DESIGN.md section 3).
+    if (steps[i].ports != 1) return fmt::format("channel step {} claims {} ports", i, steps[i].ports);
     ContentionOptions co;
-    co.ports_per_gpu = static_cast<int>(steps[i].ports);
-    if (steps[i].shared && i + 1 != steps.size())
-      return fmt::format("step {} of {} is shared: only a plan's last step may be", i, steps.size());
-    if (!steps[i].shared && steps[i].ports != 1)
-      return fmt::format("channel step {} claims {} ports", i, steps[i].ports);
+    co.ports_per_gpu = 1;
     const ContentionReport report = check_contention(p.topology, transfers, co);
     if (!report.ok()) return fmt::format("step {}: {}", i, report.message);
-    if (steps[i].duration_us + 1e-9 < longest) return fmt::format("step {}: duration below its longest transfer", i);
+    if (steps[i].expected_us + 1e-9 < longest)
+      return fmt::format("step {}: expected {} us, below its longest transfer at its solo rate ({} us)", i,
+                         steps[i].expected_us, longest);
   }
   for (std::uint32_t s = 0; s < n; ++s)
     for (std::uint32_t d = 0; d < n; ++d) {

@@ -1,8 +1,10 @@
 // Shared by the planner's tests and its benchmark: platforms built in process
 // by the analyzer (catalog bytes + the cluster Topology vp::load_input builds
 // for the same input), demand generators, and the independent checker of a
-// plan: delivery per (origin, final), every step by vp::check_contention,
-// every route against vp::intra_node_route / vp::network_route.
+// plan: delivery per (origin, final), every channel step contention-free at
+// solo rates by vp::check_contention (solo rates and forwarders recomputed
+// from the Topology), every route against vp::intra_node_route /
+// vp::network_route.
 #pragma once
 
 #include <cstdint>
@@ -61,13 +63,18 @@ Matrix hot_spot(std::uint32_t n, std::uint64_t bytes, std::uint32_t hot, double 
 // One hot sender and one hot node pair over a light random background.
 Matrix skewed_nodes(std::uint32_t n, std::uint32_t gpus_per_node, std::uint64_t seed);
 
-// Route of a transfer as the analyzer's checker wants it (links and
-// forwarders from the planner, solo rate from the transfer).
+// Route of a transfer as the planner expands it (links and forwarders from
+// the planner, solo rate from the transfer).
 Route to_route(const Platform& p, const vpcat::PlanTransfer& t);
+// The route along `links` as the Topology gives it: the forwarders it
+// transits and its solo rate (its slowest link or forwarder); an empty
+// Route when a link id is outside the Topology.
+Route solo_route(const Topology& topo, const std::vector<LinkId>& links);
 // The analyzer's own route for the same endpoints and NICs.
 Route analyzer_route(const Platform& p, const vpcat::PlanTransfer& t);
 
 struct CheckOptions {
+  bool allow_shared = false;   // the plan was made with PlanOptions::allow_shared (a last shared step is fine)
   bool compare_routes = true;  // against the analyzer's (cached per endpoints and NICs)
   std::uint64_t max_route_checks = 100000;
 };
@@ -81,7 +88,7 @@ std::string check_plan(const Platform& p, const Matrix& demand, const vpcat::Pla
 // see the checker catch every kind of fault).
 struct StepCopy {
   std::vector<vpcat::PlanTransfer> transfers;
-  double duration_us = 0;
+  double expected_us = 0;
   std::uint32_t ports = 1;  // the step's claim: most transfers per GPU and direction
   bool shared = false;      // the shared step
 };

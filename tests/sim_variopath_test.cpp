@@ -97,7 +97,17 @@ TEST_CASE("a demand the planner cannot read is refused naming the entry") {
   Demand d(8);
   d.set(2, 5, 1.5);
   CHECK_THROWS_WITH_AS(planner_demand(d),
-                       "demand: entry [2][5] is 1.5: the planner needs a whole number of bytes below 2^63", InputError);
+                       "demand: the planner refuses it: demand [2][5]: demand entry is not a byte count (1.5: bytes "
+                       "must be a finite whole number >= 0)",
+                       InputError);
+  try {  // the entry as fields, for a tool to point at it
+    planner_demand(d);
+    FAIL("no PlanRefused");
+  } catch (const PlanRefused& e) {
+    CHECK(e.status().code() == vpcat::PlanError::bad_demand_value);
+    CHECK(e.status().entry_src() == 2);
+    CHECK(e.status().entry_dst() == 5);
+  }
   CHECK_THROWS_AS(variopath_schedule(s.t, s.planner, Demand(4)), InputError);
   VarioPathOptions o;
   o.timed_calls = 0;

@@ -38,8 +38,8 @@ int main(int argc, char** argv) {
   }
   std::uint64_t links[64];
   const std::uint32_t hops = plan.transfer_count() ? planner.route_links(plan.transfers()[0], links, 64) : 0;
-  std::printf("%u GPUs, %zu steps, %zu transfers, %llu bytes, first route %u links, estimated %.1f us\n", n,
+  std::printf("%u GPUs, %zu steps, %zu transfers, %llu bytes, first route %u links, expected %.1f us\n", n,
               plan.step_count(), plan.transfer_count(), static_cast<unsigned long long>(plan.total_bytes()), hops,
-              plan.estimated_us());
+              plan.expected_us());
   return plan.total_bytes() == std::uint64_t{n} * (n - 1) * (1u << 20) ? 0 : 1;
 }

@@ -475,8 +475,9 @@ typedef struct vpcat_plan_options {
   double min_step_latencies;  /* no step shorter than this many latencies, finite, >= 0; default 4 */
   uint64_t min_chunk_bytes;   /* pieces of a payload but its last are at least this; default 0 */
   uint64_t chunk_align_bytes; /* ... and multiples of this, >= 1; default 1 */
-  uint32_t one_port;          /* 1: one-port channel steps only; 0 (default): the planner may return one
-                                 shared step at fair-share rates when it is the shorter (docs/planner.md) */
+  uint32_t allow_shared;      /* 0 (default): channel steps only, each contention-free at solo rates;
+                                 1: the plan may end with one shared step (every payload left at once,
+                                 contending) when it is expected shorter (docs/planner.md) */
   uint32_t reserved;          /* must be 0 */
 } vpcat_plan_options;
 
@@ -523,7 +524,7 @@ VPCAT_API vpcat_status vpcat_planner_plan_sparse(vpcat_planner* planner, const v
 
 /* ---- plans ------------------------------------------------------------------------------
  * Steps run one after another; the transfers of a step run at once. A
- * channel step (vpcat_step.shared == 0; every step with one_port options)
+ * channel step (vpcat_step.shared == 0; every step unless allow_shared)
  * has at most one transfer per sending GPU, so gpu_count transfers hold it;
  * the shared step, only ever the last, may hold every payload: size a buffer
  * for any step from vpcat_step.count. */
@@ -534,7 +535,7 @@ typedef struct vpcat_transfer {
   uint32_t src, dst;       /* global GPU indexes of this hop */
   uint32_t origin, final;  /* the payload's first source and last destination (== src, dst when not relayed) */
   uint64_t bytes;          /* > 0 */
-  double gbps;             /* planned rate, <= the route's solo rate (GB/s = 1e3 bytes per microsecond) */
+  double solo_gbps;        /* the route's solo rate: its rate in a channel step (GB/s = 1e3 bytes per microsecond) */
   uint16_t src_nic;        /* local NIC index in src's node; VPCAT_NO_NIC: intra-node route */
   uint16_t dst_nic;        /* local NIC index in dst's node; VPCAT_NO_NIC: intra-node route */
   uint32_t reserved;
@@ -544,7 +545,7 @@ typedef struct vpcat_step {
   uint64_t first;     /* index of its first transfer */
   uint32_t count;     /* transfers, >= 1 */
   uint32_t ports;     /* most transfers any GPU sends or receives in it (1 in every channel step) */
-  double duration_us; /* upper estimate: latency + the longest transfer at its planned rate */
+  double expected_us; /* expected: latency + the longest transfer at its solo rate (shared step: congestion) */
   uint32_t shared;    /* 1: the shared step (only ever a plan's last step), 0: a channel step */
   uint32_t reserved;
 } vpcat_step;
@@ -554,7 +555,7 @@ typedef struct vpcat_plan_summary {
   uint64_t step_count;
   uint64_t transfer_count;
   uint64_t total_bytes;  /* off-diagonal bytes of the demand, all delivered */
-  double estimated_us;   /* sum of the steps' estimated durations */
+  double expected_us;    /* sum of the steps' expected times */
 } vpcat_plan_summary;
 
 /* An empty plan; it keeps its capacity between plan calls. */

@@ -207,7 +207,7 @@ bool to_cpp(const vpcat_plan_options* o, vpcat::PlanOptions* out, vpcat_error* e
   out->min_chunk_bytes = o->min_chunk_bytes;
   out->chunk_align_bytes = o->chunk_align_bytes;
   out->max_steps = o->max_steps;
-  out->one_port = o->one_port != 0;
+  out->allow_shared = o->allow_shared != 0;
   return true;
 }
 
@@ -301,14 +301,14 @@ bool same_bus_id(const char* a, const char* b) noexcept {
 vpcat::PlanTransfer to_cpp(const vpcat_transfer& t) noexcept {
   vpcat::PlanTransfer p;
   p.src = t.src, p.dst = t.dst, p.origin = t.origin, p.final = t.final;
-  p.bytes = t.bytes, p.gbps = t.gbps, p.src_nic = t.src_nic, p.dst_nic = t.dst_nic;
+  p.bytes = t.bytes, p.solo_gbps = t.solo_gbps, p.src_nic = t.src_nic, p.dst_nic = t.dst_nic;
   return p;
 }
 
 vpcat_transfer to_c(const vpcat::PlanTransfer& p) noexcept {
   vpcat_transfer t{};
   t.src = p.src, t.dst = p.dst, t.origin = p.origin, t.final = p.final;
-  t.bytes = p.bytes, t.gbps = p.gbps, t.src_nic = p.src_nic, t.dst_nic = p.dst_nic;
+  t.bytes = p.bytes, t.solo_gbps = p.solo_gbps, t.src_nic = p.src_nic, t.dst_nic = p.dst_nic;
   return t;
 }
 
@@ -796,7 +796,7 @@ vpcat_plan_options vpcat_plan_options_default(void) {
   o.min_step_latencies = d.min_step_latencies;
   o.min_chunk_bytes = d.min_chunk_bytes;
   o.chunk_align_bytes = d.chunk_align_bytes;
-  o.one_port = d.one_port ? 1u : 0u;
+  o.allow_shared = d.allow_shared ? 1u : 0u;
   return o;
 }
 
@@ -903,7 +903,7 @@ vpcat_status vpcat_plan_get_summary(const vpcat_plan* plan, vpcat_plan_summary* 
   s.step_count = plan->plan.step_count();
   s.transfer_count = plan->plan.transfer_count();
   s.total_bytes = plan->plan.total_bytes();
-  s.estimated_us = plan->plan.estimated_us();
+  s.expected_us = plan->plan.expected_us();
   *out = s;
   return VPCAT_OK;
 }
@@ -919,7 +919,7 @@ vpcat_status vpcat_plan_step(const vpcat_plan* plan, std::size_t step, vpcat_ste
   if (step >= plan->plan.step_count()) return VPCAT_E_OUT_OF_RANGE;
   const vpcat::PlanStep& s = plan->plan.step(step);
   vpcat_step r{};
-  r.first = s.first, r.count = s.count, r.ports = s.ports, r.duration_us = s.duration_us, r.shared = s.shared;
+  r.first = s.first, r.count = s.count, r.ports = s.ports, r.expected_us = s.expected_us, r.shared = s.shared;
   *out = r;
   return VPCAT_OK;
 }

@@ -9,8 +9,12 @@
 #include <stdexcept>
 
 #include "vp/topology/errors.hpp"
+#include "vpcat/planner/demand_check.hpp"
 
 namespace vp::sim {
+
+PlanRefused::PlanRefused(const vpcat::PlanStatus& status)
+    : InputError("demand", 0, fmt::format("the planner refuses it: {}", status.message())), status_(status) {}
 
 std::vector<std::uint64_t> planner_demand(const Demand& demand) {
   const std::size_t n = demand.size();
@@ -18,12 +22,8 @@ std::vector<std::uint64_t> planner_demand(const Demand& demand) {
   for (std::size_t s = 0; s < n; ++s) {
     for (std::size_t d = 0; d < n; ++d) {
       const double b = demand.at(s, d);
-      if (s == d) continue;  // never moves; the planner ignores it
-      if (!(b >= 0) || b != std::floor(b) || b >= 9.2233720368547758e18)
-        throw InputError("demand", 0,
-                         fmt::format("entry [{}][{}] is {}: the planner needs a whole number of bytes below 2^63", s,
-                                     d, b));
-      out[s * n + d] = static_cast<std::uint64_t>(b);
+      if (const vpcat::PlanStatus st = vpcat::check_demand_value(b, s, d); !st.ok()) throw PlanRefused(st);
+      if (s != d) out[s * n + d] = static_cast<std::uint64_t>(b);  // the diagonal never moves
     }
   }
   return out;
@@ -69,7 +69,7 @@ Schedule plan_schedule(const Topology& t, const vpcat::Planner& planner, const v
           throw std::invalid_argument(where() + fmt::format(": component {} is not in the topology", fwd[j]));
         f.route.forwarders.push_back(static_cast<ComponentId>(fwd[j]));
       }
-      f.route.solo_gbps = x.gbps;
+      f.route.solo_gbps = x.solo_gbps;
       f.route.type = x.src_nic == vpcat::kNoNic ? PathType::LOC : PathType::NET;  // informative only
       step.flows.push_back(std::move(f));
     }
@@ -92,7 +92,7 @@ VarioPathRun variopath_schedule(const Topology& t, vpcat::Planner& planner, cons
   auto call = [&] {
     const vpcat::PlanStatus s = planner.plan(view, opts.plan, plan);
     if (s.code() == vpcat::PlanError::bad_options) throw std::invalid_argument(s.message());
-    if (!s.ok()) throw InputError("demand", 0, fmt::format("the planner refuses it: {}", s.message()));
+    if (!s.ok()) throw PlanRefused(s);
   };
   call();  // warm-up: sizes the scratch and the plan
   std::vector<double> us;
@@ -106,7 +106,7 @@ VarioPathRun variopath_schedule(const Topology& t, vpcat::Planner& planner, cons
   run.planning_us = us.size() % 2 ? us[us.size() / 2] : (us[us.size() / 2 - 1] + us[us.size() / 2]) / 2;
   run.steps = plan.step_count();
   run.transfers = plan.transfer_count();
-  run.estimated_us = plan.estimated_us();
+  run.expected_us = plan.expected_us();
   run.schedule = plan_schedule(t, planner, plan);
   return run;
 }

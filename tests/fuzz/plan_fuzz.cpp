@@ -67,7 +67,7 @@ void plan(const std::uint8_t* data, std::size_t size) {
   for (std::size_t i = 0; i < p.transfer_count(); ++i) {
     const vpcat::PlanTransfer& t = p.transfers()[i];
     delivered += t.bytes;
-    expect(t.src < n && t.dst < n && t.src != t.dst && t.bytes > 0 && t.gbps > 0);
+    expect(t.src < n && t.dst < n && t.src != t.dst && t.bytes > 0 && t.solo_gbps > 0);
     const std::uint32_t k = planner.route_links(t, links.data(), static_cast<std::uint32_t>(links.size()));
     expect(k >= 1 && k <= links.size());
     for (std::uint32_t l = 0; l < k; ++l) expect(links[l] < link_count);

@@ -28,14 +28,13 @@ struct Options {
   vpcat::PlanOptions plan;
 };
 
-// A refusal of the planner, as "file:line: what (why)" when it names a
-// demand entry of the file.
+// A refusal of the planner, as "file:line: what (why)" at the line of the
+// demand entry it names (PlanStatus' fields), else at "gpus".
 vp::InputError demand_error(const vp::plan_cli::DemandFile& d, const vpcat::PlanStatus& s) {
-  unsigned long long src = 0, dst = 0;
   int line = d.gpus_line;
-  const std::string message = s.message();
-  if (std::sscanf(message.c_str(), "demand [%llu][%llu]", &src, &dst) == 2) line = d.line_of(src, dst);
-  std::string what = message;
+  if (!d.dense && s.entry_index() < d.lines.size()) line = d.lines[s.entry_index()];
+  else if (s.names_cell()) line = d.line_of(s.entry_src(), s.entry_dst());
+  std::string what = s.message();
   const std::string::size_type colon = what.find(": ");
   if (colon != std::string::npos && what.rfind("demand", 0) == 0) what = what.substr(colon + 2);
   return vp::InputError(d.path, line, what);
@@ -69,8 +68,11 @@ int run(const Options& o) {
     const std::string text = vp::plan_cli::plan_json(planner, plan, report);
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else {
-    fmt::print("{} GPUs, {} steps, {} transfers, {} bytes; estimated {:.1f} us at planned rates; planned in {:.1f} us\n",
-               plan.gpus(), plan.step_count(), plan.transfer_count(), plan.total_bytes(), plan.estimated_us(), best_us);
+    std::size_t shared = 0;
+    for (std::size_t i = 0; i < plan.step_count(); ++i) shared += plan.step(i).shared != 0;
+    fmt::print("{} GPUs, {} steps ({} shared), {} transfers, {} bytes; expected {:.1f} us; planned in {:.1f} us\n",
+               plan.gpus(), plan.step_count(), shared, plan.transfer_count(), plan.total_bytes(), plan.expected_us(),
+               best_us);
   }
   return 0;
 }
@@ -79,7 +81,7 @@ int run(const Options& o) {
 
 int main(int argc, char** argv) {
   using vp::ExitCode;
-  CLI::App app{"vp-plan: plan an AlltoAllv demand on a VarioPath catalog (contention-free steps)", "vp-plan"};
+  CLI::App app{"vp-plan: plan an AlltoAllv demand on a VarioPath catalog (contention-free channel steps)", "vp-plan"};
   Options o;
   app.add_option("--catalog", o.catalog, "The cluster's catalog (.vpcat, from vp-analyze)")->required();
   app.add_option("--demand", o.demand,
@@ -94,8 +96,12 @@ int main(int argc, char** argv) {
   app.add_option("--chunk-align-bytes", o.plan.chunk_align_bytes,
                  "Pieces but a payload's last are multiples of this (default 1)");
   app.add_option("--max-steps", o.plan.max_steps, "Fail when the plan needs more steps (default 4194304)");
-  app.add_flag("--one-port", o.plan.one_port,
-               "One-port channel steps only; without it a balanced demand may get a single shared step");
+  bool one_port = false;
+  CLI::Option* shared = app.add_flag("--allow-shared", o.plan.allow_shared,
+                                     "Let the plan end with one shared step (every payload left at once, contending) "
+                                     "when it is expected shorter; without it every step is a contention-free channel");
+  app.add_flag("--one-port", one_port, "Channel steps only, one transfer per GPU and direction (the default)")
+      ->excludes(shared);
   app.add_option("--repeat", o.repeat, "Plan this many times and report the fastest (default 1)")
       ->check(CLI::Range(1u, 1000000u));
   try {

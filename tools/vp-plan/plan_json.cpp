@@ -13,22 +13,22 @@ std::string plan_json(const vpcat::Planner& planner, const vpcat::Plan& plan, co
   auto it = std::back_inserter(out);
   const vpcat::PlanOptions& o = report.options;
   fmt::format_to(it,
-                 "{{\n  \"format\": \"vp-plan\",\n  \"version\": 1,\n  \"gpus\": {},\n  \"planning_us\": {:.3f},\n"
-                 "  \"estimated_us\": {:.3f},\n  \"total_bytes\": {},\n  \"options\": {{\"latency_us\": {}, "
+                 "{{\n  \"format\": \"vp-plan\",\n  \"version\": 2,\n  \"gpus\": {},\n  \"planning_us\": {:.3f},\n"
+                 "  \"expected_us\": {:.3f},\n  \"total_bytes\": {},\n  \"options\": {{\"latency_us\": {}, "
                  "\"min_step_latencies\": {}, \"min_chunk_bytes\": {}, \"chunk_align_bytes\": {}, \"max_steps\": {}, "
-                 "\"one_port\": {}}},\n"
+                 "\"allow_shared\": {}}},\n"
                  "  \"steps\": [",
-                 plan.gpus(), report.planning_us, plan.estimated_us(), plan.total_bytes(), o.latency_us,
-                 o.min_step_latencies, o.min_chunk_bytes, o.chunk_align_bytes, o.max_steps, o.one_port);
+                 plan.gpus(), report.planning_us, plan.expected_us(), plan.total_bytes(), o.latency_us,
+                 o.min_step_latencies, o.min_chunk_bytes, o.chunk_align_bytes, o.max_steps, o.allow_shared);
   std::vector<std::uint64_t> links(planner.max_route_links());
   for (std::size_t i = 0; i < plan.step_count(); ++i) {
     const vpcat::PlanStep& step = plan.step(i);
-    fmt::format_to(it, "{}\n    {{\"duration_us\": {:.3f}, \"ports\": {}, \"shared\": {}, \"transfers\": [",
-                   i ? "," : "", step.duration_us, step.ports, step.shared != 0);
+    fmt::format_to(it, "{}\n    {{\"expected_us\": {:.3f}, \"ports\": {}, \"shared\": {}, \"transfers\": [",
+                   i ? "," : "", step.expected_us, step.ports, step.shared != 0);
     for (std::uint32_t k = 0; k < step.count; ++k) {
       const vpcat::PlanTransfer& t = plan.step_transfers(i)[k];
-      fmt::format_to(it, "{}\n      {{\"src\": {}, \"dst\": {}, \"bytes\": {}, \"origin\": {}, \"final\": {}, \"gbps\": {}, ",
-                     k ? "," : "", t.src, t.dst, t.bytes, t.origin, t.final, t.gbps);
+      fmt::format_to(it, "{}\n      {{\"src\": {}, \"dst\": {}, \"bytes\": {}, \"origin\": {}, \"final\": {}, \"solo_gbps\": {}, ",
+                     k ? "," : "", t.src, t.dst, t.bytes, t.origin, t.final, t.solo_gbps);
       if (t.src_nic == vpcat::kNoNic) out += "\"src_nic\": null, \"dst_nic\": null, ";
       else fmt::format_to(it, "\"src_nic\": {}, \"dst_nic\": {}, ", t.src_nic, t.dst_nic);
       const std::uint32_t n = planner.route_links(t, links.data(), static_cast<std::uint32_t>(links.size()));

@@ -23,6 +23,7 @@
 #include "vp/catalog/errors.hpp"
 #include "vp/catalog/reader.hpp"
 #include "vp/sim/catalog_topology.hpp"
+#include "vp/sim/variopath.hpp"
 #include "vp/topology/errors.hpp"
 #include "vpcat/mapped_file.hpp"
 #include "workload_spec.hpp"
@@ -87,16 +88,16 @@ int run(Options o) {
   for (const vp::sim::Demand& d : demands) {
     try {
       calls.push_back(vp::sim_cli::compare(topology, planner, d, schedulers, o.compare));
-    } catch (const vp::InputError& e) {
+    } catch (const vp::sim::PlanRefused& e) {
       if (o.demand.empty()) throw;
       // A refusal that names an entry: point at its line in the file.
-      unsigned long long src = 0, dst = 0;
-      int line = demand_file.gpus_line;
-      const std::string reason = e.reason();
-      const std::string::size_type at = reason.find("demand [");
-      if (at != std::string::npos && std::sscanf(reason.c_str() + at, "demand [%llu][%llu]", &src, &dst) == 2)
-        line = demand_file.line_of(src, dst);
-      throw vp::InputError(o.demand, line, reason);
+      const vpcat::PlanStatus& s = e.status();
+      throw vp::InputError(o.demand, s.names_cell() ? demand_file.line_of(s.entry_src(), s.entry_dst())
+                                                    : demand_file.gpus_line,
+                           e.reason());
+    } catch (const vp::InputError& e) {
+      if (o.demand.empty()) throw;
+      throw vp::InputError(o.demand, demand_file.gpus_line, e.reason());
     }
   }
   const std::string text =
@@ -150,6 +151,7 @@ int main(int argc, char** argv) {
                  "The contention model's parameter table (schemas/contention.schema.json; the committed one is "
                  "simulator/contention.json); required with --model contention");
   app.add_flag("--json", o.json, "Print JSON (schemas/sim.schema.json) instead of a table");
+  app.add_flag("--allow-shared", o.compare.plan.allow_shared, "VarioPath plans may end with one shared step (vp-plan --allow-shared)");
   try {
     app.parse(argc, argv);
     if (o.demand.empty() == o.workload.empty()) throw CLI::ValidationError("give --demand FILE or --workload SPEC");

@@ -1,5 +1,6 @@
 // The online planner (DESIGN.md §6): for each AlltoAllv call, an ordered
-// list of contention-free steps that delivers every byte of the demand.
+// list of steps that delivers every byte of the demand; by default every
+// step a contention-free channel at solo rates (plan.hpp).
 //
 //   vpcat::CatalogFile file;                          // mapped + verified once
 //   if (vpcat::Status s = vpcat::CatalogFile::open("cluster.vpcat", &file); !s.ok()) ...
@@ -36,6 +37,7 @@
 #include "vpcat/planner/buffer.hpp"
 #include "vpcat/planner/cluster_model.hpp"
 #include "vpcat/planner/demand.hpp"
+#include "vpcat/planner/demand_check.hpp"
 #include "vpcat/planner/greedy.hpp"
 #include "vpcat/planner/plan.hpp"
 #include "vpcat/planner/shared_step.hpp"
@@ -124,14 +126,15 @@ class Planner {
   static constexpr double kNearBound = 1.02;
 
   // The plan of the loaded demand (docs/planner.md "Two plan shapes"):
+  // channel steps; with allow_shared, whichever is expected shortest of the
   // channel steps, the shared step, or channel steps up to a checkpoint and
-  // the shared step for the rest, whichever is expected shortest.
+  // the shared step for the rest.
   PlanStatus build(const Demand& demand, const PlanOptions& options, Plan& out) noexcept {
-    if (options.one_port) {
+    if (!options.allow_shared) {
       std::size_t none = 0;
       bool gave_up = false;
       return greedy_.run(model_, options, std::numeric_limits<double>::infinity(), out.steps_, out.transfers_,
-                         out.estimated_us_, gave_up, nullptr, nullptr, none);
+                         out.expected_us_, gave_up, nullptr, nullptr, none);
     }
     // The shared step's expectation; within kNearBound of a bound no plan
     // can beat, it is kept without searching channel steps.
@@ -139,38 +142,38 @@ class Planner {
     if (shared_us <= detail::SharedStep::kMargin * kNearBound *
                          (options.latency_us + greedy_.endpoint_bound_us(model_)))
       return shared_.emit(model_, greedy_.remaining(), options.latency_us, true, out.steps_, out.transfers_,
-                          out.estimated_us_);
-    // Channel steps, given up once their estimates add up to more than the
-    // shared step's expectation.
+                          out.expected_us_);
+    // Channel steps, given up once their expected times add up to more than
+    // the shared step's.
     bool gave_up = false;
     detail::Greedy::Checkpoint marks[detail::Greedy::kMaxCheckpoints];
     std::size_t mark_count = 0;
-    if (PlanStatus s = greedy_.run(model_, options, shared_us, out.steps_, out.transfers_, out.estimated_us_,
+    if (PlanStatus s = greedy_.run(model_, options, shared_us, out.steps_, out.transfers_, out.expected_us_,
                                    gave_up, &shared_, marks, mark_count);
         !s.ok())
       return s;
     // The best checkpoint, if one beats the channel steps to the end (or,
     // when they were given up, the shared step alone).
     std::size_t best = mark_count;
-    double best_us = gave_up ? shared_us : out.estimated_us_;
+    double best_us = gave_up ? shared_us : out.expected_us_;
     for (std::size_t k = 0; k < mark_count; ++k) {
-      if (marks[k].estimated_us + marks[k].rest_us < best_us) best = k, best_us = marks[k].estimated_us + marks[k].rest_us;
+      if (marks[k].expected_us + marks[k].rest_us < best_us) best = k, best_us = marks[k].expected_us + marks[k].rest_us;
     }
     if (best == mark_count) return gave_up ? shared_rest(demand, options, 0, 0, 0.0, out) : PlanStatus{};
-    return shared_rest(demand, options, marks[best].steps, marks[best].transfers, marks[best].estimated_us, out);
+    return shared_rest(demand, options, marks[best].steps, marks[best].transfers, marks[best].expected_us, out);
   }
 
-  // Keep the first `steps` steps (`transfers` transfers, estimated_us) of
+  // Keep the first `steps` steps (`transfers` transfers, expected_us) of
   // `out` and carry the rest of the demand in one shared step.
   PlanStatus shared_rest(const Demand& demand, const PlanOptions& options, std::size_t steps, std::size_t transfers,
-                         double estimated_us, Plan& out) noexcept {
+                         double expected_us, Plan& out) noexcept {
     out.steps_.resize(steps);          // shrinking: cannot fail
     out.transfers_.resize(transfers);
-    out.estimated_us_ = estimated_us;
+    out.expected_us_ = expected_us;
     if (PlanStatus s = greedy_.load(model_, demand); !s.ok()) return s;  // the greedy consumed it
     greedy_.subtract(out.transfers_.data(), out.transfers_.size());
     return shared_.emit(model_, greedy_.remaining(), options.latency_us, false, out.steps_, out.transfers_,
-                        out.estimated_us_);
+                        out.expected_us_);
   }
 
   static PlanStatus check(const PlanOptions& o) noexcept {

@@ -1,22 +1,24 @@
 // A plan: the ordered steps of one AlltoAllv call, and the options that
 // shape it.
 //
-// Step i runs after step i-1 has finished. A channel step is a
-// contention-free channel instance (DESIGN.md §3) at its transfers' planned
-// rates: every GPU sends at most one transfer and receives at most one,
-// every transfer has a planned rate at most its route's solo rate, and with
-// every transfer at its planned rate no directed link, forwarding component
-// or NIC port is over its capacity and the fabric rule of the catalog holds.
-// A plan's last step may instead be the shared step (PlanStep::shared):
-// every payload left, at once, on default routes, a GPU sending and
-// receiving several (PlanStep::ports), at planned rates that add up to at
-// most every capacity. A planned rate
-// below the solo rate marks a resource that the step's transfers share; the
-// planner only plans rates that max-min fair sharing guarantees (a resource
-// with n transfers cannot saturate before each has capacity / n), so a step
-// run as planned lasts at most its estimate. Over all steps every
-// off-diagonal byte of the demand is delivered exactly once per (origin,
-// final).
+// A step is a set of transfers posted together; step i is posted once step
+// i-1 has finished. No rate is planned: each transfer runs at whatever the
+// hardware gives it (NCCL and MPI sends take no rate, PCIe peer-to-peer has
+// no per-flow limiter). By default every step is a channel step, a
+// contention-free channel instance (DESIGN.md section 3): every GPU sends at
+// most one transfer and receives at most one, and with every transfer at
+// its route's solo rate (PlanTransfer::solo_gbps) no directed link,
+// forwarding component or NIC port is over its capacity and the fabric rule
+// of the catalog holds, so the hardware never arbitrates between them. Only
+// with PlanOptions::allow_shared may a plan's last step be the shared step
+// (PlanStep::shared): every payload left, posted at once on default routes,
+// a GPU sending and receiving several (PlanStep::ports), contending as in
+// fan-out. Over all steps every off-diagonal byte of the demand is
+// delivered exactly once per (origin, final).
+//
+// Times are expectations (expected_us), not promises: a channel step's is
+// the start-up latency plus its longest transfer at its solo rate; the
+// shared step's is the congestion estimate of shared_step.hpp.
 //
 // A transfer names its route compactly (the NIC on each side, or none for an
 // intra-node route); Planner::route_links() expands it to the global link
@@ -38,7 +40,7 @@ inline namespace v1 {
 
 struct PlanOptions {
   // Start-up latency of every transfer, microseconds, finite and >= 0. It
-  // sets the step floor below and the plan's estimated time.
+  // sets the step floor below and the plan's expected time.
   double latency_us = 5.0;
   // No step is cut shorter than min_step_latencies x latency_us (a step
   // whose transfers all finish sooner is shorter): payloads are cut into
@@ -54,11 +56,11 @@ struct PlanOptions {
   std::uint64_t chunk_align_bytes = 1;
   // plan() fails with step_limit when the plan would need more steps. >= 1.
   std::uint32_t max_steps = 1u << 22;
-  // true: one-port channel steps only (every GPU sends and receives at most
-  // one transfer per step). false: the planner may instead return a single
-  // shared step holding every payload, at rates fair sharing guarantees,
-  // when its estimate is the shorter (balanced demands; docs/planner.md).
-  bool one_port = false;
+  // false (default): channel steps only, every step contention-free at solo
+  // rates. true: the plan may end with (or be) one shared step holding every
+  // payload left at once, when its expected time is the shorter (balanced
+  // demands; docs/planner.md "Two plan shapes").
+  bool allow_shared = false;
 };
 
 inline constexpr std::uint16_t kNoNic = 0xFFFF;
@@ -69,7 +71,7 @@ struct PlanTransfer {
   std::uint32_t src = 0, dst = 0;        // global GPU indexes of this hop
   std::uint32_t origin = 0, final = 0;   // the payload's first source and last destination
   std::uint64_t bytes = 0;               // > 0
-  double gbps = 0.0;                     // planned rate, <= the route's solo rate (GB/s = 1e3 bytes/us)
+  double solo_gbps = 0.0;                // the route's solo rate (its slowest link or forwarder; GB/s = 1e3 bytes/us)
   std::uint16_t src_nic = kNoNic;        // local NIC index in src's node; kNoNic: intra-node route
   std::uint16_t dst_nic = kNoNic;        // local NIC index in dst's node; kNoNic: intra-node route
   std::uint32_t reserved = 0;
@@ -79,7 +81,7 @@ struct PlanStep {
   std::uint64_t first = 0;    // index of its first transfer in Plan::transfers()
   std::uint32_t count = 0;    // transfers, >= 1
   std::uint32_t ports = 1;    // most transfers any GPU sends or receives in it (1 in every channel step)
-  double duration_us = 0.0;   // upper estimate: latency + the longest transfer at its planned rate
+  double expected_us = 0.0;   // expected time: latency + the longest transfer at its solo rate (shared step: congestion)
   std::uint32_t shared = 0;   // 1: the shared step (only ever a plan's last step), 0: a channel step
   std::uint32_t reserved = 0;
 };
@@ -95,8 +97,8 @@ class Plan {
   const PlanTransfer* transfers() const noexcept { return transfers_.data(); }
   std::size_t transfer_count() const noexcept { return transfers_.size(); }
   const PlanTransfer* step_transfers(std::size_t i) const noexcept { return transfers_.data() + steps_[i].first; }
-  // Sum of the steps' estimated durations (each transfer at its planned rate).
-  double estimated_us() const noexcept { return estimated_us_; }
+  // Sum of the steps' expected times.
+  double expected_us() const noexcept { return expected_us_; }
   // Off-diagonal bytes of the demand, all delivered by the plan.
   std::uint64_t total_bytes() const noexcept { return total_bytes_; }
 
@@ -107,7 +109,7 @@ class Plan {
   void clear() noexcept {
     steps_.clear();
     transfers_.clear();
-    gpus_ = 0, estimated_us_ = 0.0, total_bytes_ = 0;
+    gpus_ = 0, expected_us_ = 0.0, total_bytes_ = 0;
   }
   std::size_t step_capacity() const noexcept { return steps_.capacity(); }
   std::size_t transfer_capacity() const noexcept { return transfers_.capacity(); }
@@ -117,7 +119,7 @@ class Plan {
   detail::PodBuffer<PlanStep> steps_;
   detail::PodBuffer<PlanTransfer> transfers_;
   std::uint64_t gpus_ = 0;
-  double estimated_us_ = 0.0;
+  double expected_us_ = 0.0;
   std::uint64_t total_bytes_ = 0;
 };
 

@@ -1,32 +1,22 @@
-// The shared step (docs/planner.md): every payload of the demand in one step,
-// each on its default route (nearest NICs) at a rate that max-min fair
-// sharing guarantees it.
+// The shared step (docs/planner.md), only with PlanOptions::allow_shared:
+// every payload of the demand posted at once, each on its default route
+// (nearest NICs), the transfers contending for what they share as the
+// hardware arbitrates it (fan-out). It is not a channel, and no rate is
+// planned: a transfer's solo_gbps is what its route gives it alone.
 //
-// A resource (a tracked link or forwarder of a node, a GPU's own link in
-// either direction, a NIC lane in either direction with its port, a spine
-// uplink in either direction) whose transfers' solo rates add up to more
-// than its capacity cannot saturate before the fair-share fill level reaches
-// capacity / n for its n transfers; one whose solo rates fit never limits a
-// transfer. So each transfer's planned rate is
-//     min(solo, capacity / n over its oversubscribed resources),
-// guaranteed under fair sharing, and the planned rates add up to at most
-// every capacity. The step lasts at most latency + max(bytes / rate).
+// What the hardware achieves is close to the step's congestion: the most
+// bytes any resource (a tracked link or forwarder of a node, a GPU's own
+// link in either direction, a NIC lane in either direction with its port, a
+// spine uplink in either direction) must carry over its capacity, and no
+// transfer faster than its solo rate. Measured against the simulator's
+// ideal max-min model on the evaluation platforms (docs/evaluation.md),
+// fan-out finished within 1-7% of that figure, so expected_us() returns it
+// with kMargin; it is the step's expected_us, an expectation, not a bound.
+// The planner (planner.hpp) compares it with the channel steps' expected
+// time to keep the shorter plan.
 //
-// That bound is what the step's duration_us reports, but it is pessimistic
-// for skewed demands: a transfer's share grows as the others through its
-// resources finish. What fair sharing achieves is close to the step's
-// congestion: the most bytes any resource (tracked link, forwarder, GPU
-// link, NIC lane, spine uplink) must carry over its capacity, and no
-// transfer faster than its solo rate. Measured against the simulator on the
-// evaluation platforms (docs/evaluation.md), fan-out finished within 1-7% of
-// that figure on every skewed workload, so expected_us() returns it, with
-// kMargin, and the planner (planner.hpp) compares it with the channel
-// steps' estimate (which the simulator reproduces) to keep the shorter plan,
-// unless PlanOptions::one_port asks for one-port channel steps only.
-//
-// Cost: a pass over the non-zero payloads per call of expected_us() or emit(),
-// and another in emit(), O(payloads x route length);
-// scratch sized once per catalog.
+// Cost: a pass over the non-zero payloads per call of expected_us() or
+// emit(), O(payloads x route length); scratch sized once per catalog.
 #pragma once
 
 #include <cstddef>
@@ -52,7 +42,7 @@ class SharedStep {
     nic_base_ = gpu_base_ + 2 * std::size_t{n_};
     spine_base_ = nic_base_ + 2 * static_cast<std::size_t>(m.nic_total());
     const std::size_t total = spine_base_ + 2 * std::size_t{m.switches()};
-    if (!cap_.resize(total) || !sum_.resize(total) || !count_.resize(total) || !bytes_.resize(total)) return false;
+    if (!cap_.resize(total) || !count_.resize(total) || !bytes_.resize(total)) return false;
     for (std::uint32_t a = 0; a < m.node_count(); ++a) {
       const NodeModel& na = m.node(a);
       const TypeModel& t = m.type(na.type);
@@ -81,19 +71,13 @@ class SharedStep {
   static constexpr double kMargin = 1.03;
   double expected_us(const ClusterModel& m, const std::uint64_t* R, double latency_us) noexcept {
     count(m, R);
-    if (payloads_ == 0) return 0.0;
-    double busiest = longest_solo_us_;
-    for (std::size_t k = 0; k < cap_.size(); ++k) {
-      const double t = bytes_[k] / (cap_[k] * 1e3);
-      if (t > busiest) busiest = t;
-    }
-    return kMargin * (latency_us + busiest);
+    return payloads_ == 0 ? 0.0 : expectation(latency_us);
   }
 
   // Append the shared step for R. `counted`: expected_us() was the last call
   // and R has not changed since (its per-resource counts still hold).
   PlanStatus emit(const ClusterModel& m, const std::uint64_t* R, double latency_us, bool counted,
-                  PodBuffer<PlanStep>& steps, PodBuffer<PlanTransfer>& transfers, double& estimated_us) noexcept {
+                  PodBuffer<PlanStep>& steps, PodBuffer<PlanTransfer>& transfers, double& expected_us) noexcept {
     if (!counted) count(m, R);
     if (payloads_ == 0) return {};
     if (!transfers.reserve(transfers.size() + payloads_) || !steps.reserve(steps.size() + 1))
@@ -104,21 +88,18 @@ class SharedStep {
     step.count = static_cast<std::uint32_t>(payloads_);
     step.ports = ports_;
     step.shared = 1;
-    double longest = 0.0;
     for_each_payload(m, R, [&](const Payload& p) {
       PlanTransfer x;
       x.src = x.origin = p.g;
       x.dst = x.final = p.h;
       x.bytes = p.bytes;
-      x.gbps = rate(m, p);
+      x.solo_gbps = p.solo;
       x.src_nic = p.i;
       x.dst_nic = p.j;
-      const double t = static_cast<double>(p.bytes) / (x.gbps * 1e3);
-      if (t > longest) longest = t;
       transfers.push_back(x);  // reserved above
     });
-    step.duration_us = latency_us + longest;
-    estimated_us += step.duration_us;
+    step.expected_us = expectation(latency_us);
+    expected_us += step.expected_us;
     steps.push_back(step);
     return {};
   }
@@ -186,7 +167,7 @@ class SharedStep {
   }
 
   void count(const ClusterModel& m, const std::uint64_t* R) noexcept {
-    for (std::size_t k = 0; k < sum_.size(); ++k) sum_[k] = 0.0, count_[k] = 0, bytes_[k] = 0.0;
+    for (std::size_t k = 0; k < bytes_.size(); ++k) count_[k] = 0, bytes_[k] = 0.0;
     payloads_ = 0;
     longest_solo_us_ = 0.0;
     for_each_payload(m, R, [&](const Payload& p) {
@@ -194,7 +175,6 @@ class SharedStep {
       const double solo_us = static_cast<double>(p.bytes) / (p.solo * 1e3);
       if (solo_us > longest_solo_us_) longest_solo_us_ = solo_us;
       for_each_resource(m, p, [&](std::size_t r) {
-        sum_[r] += p.solo;
         ++count_[r];
         bytes_[r] += static_cast<double>(p.bytes);
       });
@@ -204,20 +184,19 @@ class SharedStep {
       if (count_[k] > ports_) ports_ = count_[k];
   }
 
-  double rate(const ClusterModel& m, const Payload& p) const noexcept {
-    double r = p.solo;
-    for_each_resource(m, p, [&](std::size_t x) {
-      if (sum_[x] > cap_[x] * (1.0 + 1e-12)) {
-        const double share = cap_[x] / static_cast<double>(count_[x]);
-        if (share < r) r = share;
-      }
-    });
-    return r;
+  // kMargin x (latency + congestion) from the counts of count().
+  double expectation(double latency_us) const noexcept {
+    double busiest = longest_solo_us_;
+    for (std::size_t k = 0; k < cap_.size(); ++k) {
+      const double t = bytes_[k] / (cap_[k] * 1e3);
+      if (t > busiest) busiest = t;
+    }
+    return kMargin * (latency_us + busiest);
   }
 
   std::uint32_t n_ = 0, shared_ = 0;
   std::size_t gpu_base_ = 0, nic_base_ = 0, spine_base_ = 0;
-  PodBuffer<double> cap_, sum_, bytes_;  // per resource: capacity, solo rates, bytes
+  PodBuffer<double> cap_, bytes_;  // per resource: capacity, bytes
   double longest_solo_us_ = 0.0;
   PodBuffer<std::uint32_t> count_;
   std::size_t payloads_ = 0;

@@ -97,6 +97,24 @@ class PlanStatus {
     return s;
   }
 
+  // The demand entry a failure names, as fields, so that a tool can point
+  // at it (a file's line) without parsing the message: the dense cell
+  // [entry_src][entry_dst], and for a sparse demand also the entry's index.
+  // kNoEntry where the status names none (e.g. demand_size, bad_options).
+  static constexpr std::uint64_t kNoEntry = ~std::uint64_t{0};
+  std::uint64_t entry_src() const noexcept { return src_; }
+  std::uint64_t entry_dst() const noexcept { return dst_; }
+  std::uint64_t entry_index() const noexcept { return index_; }
+  bool names_cell() const noexcept { return src_ != kNoEntry; }
+  PlanStatus& with_cell(std::uint64_t src, std::uint64_t dst) noexcept {
+    src_ = src, dst_ = dst;
+    return *this;
+  }
+  PlanStatus& with_entry(std::uint64_t index) noexcept {
+    index_ = index;
+    return *this;
+  }
+
   bool ok() const noexcept { return code_ == PlanError::ok; }
   PlanError code() const noexcept { return code_; }
   const char* name() const noexcept { return plan_error_info(code_).name; }
@@ -105,6 +123,7 @@ class PlanStatus {
 
  private:
   PlanError code_ = PlanError::ok;
+  std::uint64_t src_ = kNoEntry, dst_ = kNoEntry, index_ = kNoEntry;
   char message_[256] = {};
 };
 

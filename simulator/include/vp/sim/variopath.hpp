@@ -14,15 +14,31 @@
 
 #include "vp/sim/demand.hpp"
 #include "vp/sim/schedule.hpp"
+#include "vp/topology/errors.hpp"
 #include "vp/topology/topology.hpp"
 #include "vpcat/planner.hpp"
 
 namespace vp::sim {
 
 // The demand as the planner reads it: dense uint64_t, row = source, global
-// GPU order. Throws InputError("demand", 0, reason) naming the first entry
-// that is not a whole number of bytes below 2^63.
+// GPU order. Throws PlanRefused naming the first entry the planner's demand
+// check refuses (vpcat::check_demand_value: a finite whole number >= 0, at
+// most 2^63 off the diagonal).
 std::vector<std::uint64_t> planner_demand(const Demand& demand);
+
+// The planner refused a demand (its entries, as planner_demand or
+// Planner::plan check them with vpcat/planner/demand_check.hpp): an
+// InputError("demand", 0, "the planner refuses it: <the planner's message>")
+// that also carries the planner's status, whose fields name the offending
+// entry (PlanStatus::entry_src(), entry_dst()).
+class PlanRefused : public InputError {
+ public:
+  explicit PlanRefused(const vpcat::PlanStatus& status);
+  const vpcat::PlanStatus& status() const noexcept { return status_; }
+
+ private:
+  vpcat::PlanStatus status_;
+};
 
 // `plan` as a Schedule on `t` (the cluster of the catalog `planner` was
 // initialised with, e.g. catalog_topology()). Throws std::invalid_argument
@@ -41,12 +57,12 @@ struct VarioPathRun {
   Schedule schedule;
   double planning_us = 0.0;   // median wall clock of the timed calls
   std::size_t steps = 0, transfers = 0;
-  double estimated_us = 0.0;  // the planner's own estimate (planned rates)
+  double expected_us = 0.0;   // the planner's own expectation (Plan::expected_us)
 };
 
 // Plan `demand` with `planner` (initialised on the catalog of `t`) and
 // convert the plan. Throws InputError("demand", 0, reason) when the demand
-// does not fit or is refused by the planner (the planner's message), and
+// does not fit, PlanRefused when the planner refuses it, and
 // std::invalid_argument on bad options.
 VarioPathRun variopath_schedule(const Topology& t, vpcat::Planner& planner, const Demand& demand,
                                 const VarioPathOptions& opts = {});

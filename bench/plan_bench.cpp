@@ -1,19 +1,24 @@
-// Planning time per call (issue 5 "Performance"): Google Benchmark over the
-// evaluation platforms, with uniform and Zipf-skewed MoE demands, plus the
-// cost of opening (mapping + verifying) a catalog and of Planner::init.
+// Planning time per call: Google Benchmark over the evaluation platforms,
+// with uniform, Zipf-skewed MoE and random (uniform integer entries, as
+// FAST's generator) demands, plus the cost of opening (mapping + verifying)
+// a catalog and of Planner::init.
 //
 //   cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DVP_BUILD_BENCHMARKS=ON
 //   cmake --build build-bench --target plan_bench
-//   build-bench/runtime_loader/plan_bench --benchmark_min_time=0.5
+//   build-bench/bench/plan_bench --benchmark_min_time=0.5
 //
 // Catalogs are built in process by the analyzer (as vp-analyze would) from
 // fixtures/platforms; building them is not timed. Each Plan benchmark reuses
 // one Planner and one Plan, as an embedder does call after call, and reports
-// the plan's steps and transfers as counters.
+// the plan's steps and transfers as counters, and steps_per_bound: the
+// steps over the least any one-port plan needs (the most distinct partners
+// of one GPU, or 1).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
+#include <random>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -72,6 +77,12 @@ std::vector<std::uint64_t> demand(std::uint32_t n, const std::string& workload) 
     for (std::size_t i = 0; i < d.size(); ++i) d[i] = i % (n + 1) == 0 ? 0 : 1 << 20;
     return d;
   }
+  if (workload == "random") {  // FAST's workload: entries uniform in 0..10,000 MB
+    std::mt19937_64 rng(42);
+    std::uniform_int_distribution<std::uint64_t> mb(0, 10000);
+    for (std::size_t i = 0; i < d.size(); ++i) d[i] = i % (n + 1) == 0 ? 0 : mb(rng) * 1000000;
+    return d;
+  }
   vp::sim::MoeOptions o;  // 128 experts, top-8, 4096 tokens per GPU, hidden 2048 in bf16
   o.zipf_exponent = workload == "zipf1.2" ? 1.2 : workload == "zipf0.8" ? 0.8 : 1.0;
   const vp::sim::Demand m = vp::sim::moe_dispatch_demand(n, o);
@@ -92,6 +103,13 @@ void BM_Plan(benchmark::State& state, const std::string& name, const std::string
   state.counters["gpus"] = p.gpus;
   state.counters["steps"] = static_cast<double>(plan.step_count());
   state.counters["transfers"] = static_cast<double>(plan.transfer_count());
+  std::uint32_t partners = 1;
+  for (std::uint32_t g = 0; g < p.gpus; ++g) {
+    std::uint32_t out = 0, in = 0;
+    for (std::uint32_t h = 0; h < p.gpus; ++h) out += d[std::size_t{g} * p.gpus + h] != 0, in += d[std::size_t{h} * p.gpus + g] != 0;
+    partners = std::max(partners, std::max(out, in));
+  }
+  state.counters["steps_per_bound"] = static_cast<double>(plan.step_count()) / partners;
   state.counters["ns_per_transfer"] = benchmark::Counter(static_cast<double>(plan.transfer_count()),
                                                          benchmark::Counter::kIsIterationInvariantRate |
                                                              benchmark::Counter::kInvert);
@@ -137,7 +155,7 @@ void BM_Init(benchmark::State& state, const std::string& name) {
 
 const char* const kPlatforms[] = {"32gpu-4n-switch", "128gpu-16n-rail", "256gpu-32n-leafspine",
                                   "1024gpu-128n-leafspine"};
-const char* const kWorkloads[] = {"uniform", "zipf1.0", "zipf1.2"};
+const char* const kWorkloads[] = {"uniform", "zipf1.0", "zipf1.2", "random"};
 
 int register_all() {
   for (const char* p : kPlatforms) {

@@ -1,0 +1,183 @@
+// The GPU level of one step (greedy.hpp, docs/planner.md "One step" 2-3):
+// the local mapping of a node pair's traffic onto GPUs and NICs, and the
+// intra-node flows that fill the ports the network leaves idle. Every flow
+// is added at its route's solo rate and only where every resource it
+// crosses (both nodes' shared PCIe resources, NIC lanes, spine uplinks)
+// keeps room for it: the step stays a channel.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "vpcat/planner/cluster_model.hpp"
+#include "vpcat/planner/detail/flow.hpp"
+#include "vpcat/planner/detail/node_matching.hpp"
+
+namespace vpcat {
+inline namespace v1 {
+namespace detail {
+
+class LocalMapping : public NodeMatching {
+ public:
+  // GPU pairs of one node pair that may fail (no NIC pair fits) before the
+  // node pair is left for the step. This bounds the search; it never
+  // affects correctness.
+  static constexpr std::uint32_t kMaxFailedTries = 16;
+
+ protected:
+  enum class Try : std::uint8_t { ok, no, sender_dead, receiver_dead };
+
+  // Add flows from node a to node b while both have lanes. True when at
+  // least one flow was added.
+  bool fill_pair(const ClusterModel& m, std::uint32_t a, std::uint32_t b) noexcept {
+    const NodeModel &na = m.node(a), &nb = m.node(b);
+    const std::size_t nn = nn_;
+    double room = pair_spine_room(m, a, b);
+    const double slowest = slowest_flow(a, b);
+    std::uint64_t senders = live_senders(a) & smask_[std::size_t{a} * nn + b];
+    std::uint64_t receivers = live_receivers(b);
+    bool added = false;
+    std::uint32_t failed = 0;
+    for (std::uint32_t si = 0; si < na.gpus && senders != 0 && receivers != 0; ++si) {
+      if (room < slowest || failed >= kMaxFailedTries) break;
+      const std::uint32_t lg = send_order_[na.first_gpu + si];
+      if (!(senders >> lg & 1u)) continue;
+      const std::uint32_t g = na.first_gpu + lg;
+      const std::uint64_t cand = dmask_[std::size_t{g} * nn + b] & receivers;
+      if (cand == 0) continue;
+      for (std::uint32_t ri = 0; ri < nb.gpus; ++ri) {
+        const std::uint32_t lh = recv_order_[nb.first_gpu + ri];
+        if (!(cand >> lh & 1u)) continue;
+        const Try t = try_inter(m, a, g, b, nb.first_gpu + lh, room);
+        if (t == Try::ok) {
+          added = true;
+          room = pair_spine_room(m, a, b);
+          senders = live_senders(a) & smask_[std::size_t{a} * nn + b];
+          receivers = live_receivers(b);
+          break;
+        }
+        if (t == Try::sender_dead) {
+          send_dead(a) |= bit(lg);
+          senders &= ~bit(lg);
+          break;
+        }
+        if (t == Try::receiver_dead) {
+          recv_dead(b) |= bit(lh);
+          receivers &= ~bit(lh);
+        } else if (++failed >= kMaxFailedTries) {
+          break;
+        }
+      }
+    }
+    return added;
+  }
+
+  // The first NIC pair, in preference order, that carries g -> h now.
+  // Cheap tests (lanes, rates, spine) come before the resource headrooms,
+  // which are computed at most once per NIC. An endpoint is reported dead
+  // when every allowed free NIC on its side was measured without room for
+  // the slowest flow any pair can have (m.min_inter_gbps()).
+  Try try_inter(const ClusterModel& m, std::uint32_t a, std::uint32_t g, std::uint32_t b, std::uint32_t h,
+                double pair_room) noexcept {
+    const NodeModel &na = m.node(a), &nb = m.node(b);
+    const TypeModel &ta = m.type(na.type), &tb = m.type(nb.type);
+    const std::uint32_t lg = g - na.first_gpu, lh = h - nb.first_gpu;
+    const NicPref* sp = m.send_prefs(ta, lg);
+    const NicPref* rp = m.recv_prefs(tb, lh);
+    const double slowest_pair = slowest_flow(a, b);
+    const double slowest_any = m.min_inter_gbps();
+    constexpr double kUnknown = -2.0, kClosed = -1.0;
+    double down_room[kMaxNicsPerNode];
+    bool any_open = false;
+    for (std::uint32_t y = 0; y < tb.usable; ++y) {
+      const bool open = (!nearest_only_ || rp[y].nearest) && (recv_free_[b] >> rp[y].nic & 1u);
+      down_room[y] = open ? kUnknown : kClosed;
+      any_open = any_open || open;
+    }
+    if (!any_open) return Try::receiver_dead;
+    bool sender_dead = true;
+    for (std::uint32_t x = 0; x < ta.usable; ++x) {
+      const std::uint32_t i = sp[x].nic;
+      if ((nearest_only_ && !sp[x].nearest) || !(send_free_[a] >> i & 1u)) continue;
+      const RouteEntry& up = m.gn(ta, lg, i);
+      double up_room = kUnknown;
+      for (std::uint32_t y = 0; y < tb.usable; ++y) {
+        if (down_room[y] == kClosed) continue;
+        const std::uint32_t j = rp[y].nic;
+        const RouteEntry& down = m.ng(tb, j, lh);
+        double rate = min2(up.gbps, down.gbps);
+        const std::uint32_t si = m.switch_of(a, i), sj = m.switch_of(b, j);
+        const bool crossing = m.spine() && si != sj;
+        if (crossing) {
+          rate = min2(rate, min2(m.spine_cap(si), m.spine_cap(sj)));
+          if (rate > pair_room || spine_up_[si] + rate > m.spine_cap(si) * (1.0 + 1e-12) ||
+              spine_down_[sj] + rate > m.spine_cap(sj) * (1.0 + 1e-12))
+            continue;
+        }
+        if (up_room == kUnknown) {
+          up_room = headroom(m, a, up);
+          if (up_room < slowest_pair) break;  // no flow through NIC i fits now
+        }
+        if (down_room[y] == kUnknown) down_room[y] = headroom(m, b, down);
+        if (rate > up_room || rate > down_room[y]) continue;
+        add_load(m, a, up, rate);
+        add_load(m, b, down, rate);
+        if (crossing) {
+          spine_up_[si] += rate;
+          spine_down_[sj] += rate;
+          // A leaf whose downlink cannot take the slowest flow any more is
+          // no destination for other leaves in this step.
+          if (node_switch_[b] == sj && m.spine_cap(sj) * (1.0 + 1e-12) - spine_down_[sj] < m.min_inter_gbps())
+            for (std::uint32_t w = 0; w < words_; ++w) down_open_bits_[w] &= ~leaf_bits_[std::size_t{sj} * words_ + w];
+        }
+        send_free_[a] &= ~bit(i);
+        recv_free_[b] &= ~bit(j);
+        if (recv_free_[b] == 0) close_node(b);
+        gpu_send_free_[a] &= ~bit(lg);
+        gpu_recv_free_[b] &= ~bit(lh);
+        flows_.push_back(Flow{g, h, a, b, static_cast<std::uint16_t>(i), static_cast<std::uint16_t>(j), rate});
+        return Try::ok;
+      }
+      if (up_room == kUnknown || up_room >= slowest_any) sender_dead = false;
+    }
+    if (sender_dead) return Try::sender_dead;
+    for (std::uint32_t y = 0; y < tb.usable; ++y)
+      if (down_room[y] == kUnknown || down_room[y] >= slowest_any) return Try::no;
+    return Try::receiver_dead;
+  }
+
+  // Intra-node flows fill the ports the network left idle, each where every
+  // shared resource of its route still has room for its solo rate.
+  void fill_intra(const ClusterModel& m, std::uint32_t a) noexcept {
+    const NodeModel& na = m.node(a);
+    const TypeModel& t = m.type(na.type);
+    const std::size_t n = n_, nn = nn_;
+    std::uint64_t senders = gpu_send_free_[a] & smask_[std::size_t{a} * nn + a];
+    for (std::uint32_t si = 0; si < na.gpus && senders != 0 && gpu_recv_free_[a] != 0; ++si) {
+      const std::uint32_t lg = send_order_[na.first_gpu + si];
+      if (!(senders >> lg & 1u)) continue;
+      const std::uint32_t g = na.first_gpu + lg;
+      std::uint64_t cand = dmask_[std::size_t{g} * nn + a] & gpu_recv_free_[a];
+      const std::uint64_t* row = R_.data() + g * n;
+      std::uint32_t best = kNone;
+      double best_time = -1.0;
+      for (; cand != 0; cand &= cand - 1) {
+        const std::uint32_t lh = lowest(cand);
+        const RouteEntry& r = m.gg(t, lg, lh);
+        const double time = static_cast<double>(row[na.first_gpu + lh]) / r.gbps;
+        if (time <= best_time) continue;
+        if (r.gbps <= headroom(m, a, r)) best = lh, best_time = time;
+      }
+      if (best == kNone) continue;
+      const RouteEntry& r = m.gg(t, lg, best);
+      add_load(m, a, r, r.gbps);
+      gpu_send_free_[a] &= ~bit(lg);
+      gpu_recv_free_[a] &= ~bit(best);
+      flows_.push_back(Flow{g, na.first_gpu + best, a, a, kNoNic, kNoNic, r.gbps});
+    }
+  }
+};
+
+}  // namespace detail
+}  // namespace v1
+}  // namespace vpcat

@@ -1,0 +1,101 @@
+// The length of one step (greedy.hpp, docs/planner.md "One step" 4) and
+// the pieces its flows send.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "vpcat/planner/buffer.hpp"
+#include "vpcat/planner/detail/flow.hpp"
+#include "vpcat/planner/detail/remaining_demand.hpp"
+#include "vpcat/planner/plan.hpp"
+
+namespace vpcat {
+inline namespace v1 {
+namespace detail {
+
+class StepLength {
+ public:
+  // Weight of an intra-node flow's bytes in the choice of a step's length
+  // when the step also has inter-node flows: the network lanes are the
+  // scarce resource, so intra-node flows fill the step rather than cut it.
+  static constexpr double kIntraWeight = 0.3;
+
+  bool prepare(std::uint32_t gpus) noexcept { return times_.resize(gpus); }
+
+  // The piece of a payload with `rem` bytes left that a flow sends in a
+  // step of cap_bytes at its rate: all of it when it fits, else cap_bytes
+  // cut to PlanOptions' alignment and minimum.
+  static std::uint64_t piece(std::uint64_t rem, double cap_bytes, const PlanOptions& o) noexcept {
+    if (static_cast<double>(rem) <= cap_bytes + 0.5) return rem;
+    std::uint64_t c = static_cast<std::uint64_t>(cap_bytes);  // cap_bytes < rem < 2^63 here
+    if (o.chunk_align_bytes > 1) c -= c % o.chunk_align_bytes;
+    if (c < o.min_chunk_bytes) c = o.min_chunk_bytes;
+    if (c == 0) c = o.chunk_align_bytes;
+    if (c >= rem || rem - c < o.min_chunk_bytes) return rem;
+    return c;
+  }
+
+  // The step length: among the flows' remaining times (and the floor), the
+  // one that moves the most weighted bytes per microsecond once the step's
+  // start-up latency is paid: bytes(tau) / (tau + latency), bytes(tau) =
+  // sum of w_i rate_i min(t_i, tau). Every candidate but the floor finishes
+  // a flow.
+  double choose(const RemainingDemand& rem, const Flow* flows, std::size_t count, double latency_us,
+                double floor_us) noexcept {
+    const std::size_t n = rem.gpu_count();
+    const std::uint64_t* R = rem.remaining();
+    // Each flow's bytes count with the square of the load left on its busier
+    // endpoint (relative to the busiest): the step suits the GPUs that bound
+    // the plan, and short flows of nearly idle GPUs do not cut it short.
+    double top = 1.0;
+    bool any_inter = false;
+    for (std::size_t k = 0; k < count; ++k) any_inter = any_inter || flows[k].a != flows[k].b;
+    for (std::size_t k = 0; k < count; ++k) {
+      const Flow& f = flows[k];
+      const double load = static_cast<double>(rem.send_left(f.g) > rem.recv_left(f.h) ? rem.send_left(f.g) : rem.recv_left(f.h));
+      if (load > top) top = load;
+    }
+    for (std::size_t k = 0; k < count; ++k) {
+      const Flow& f = flows[k];
+      const double load =
+          static_cast<double>(rem.send_left(f.g) > rem.recv_left(f.h) ? rem.send_left(f.g) : rem.recv_left(f.h)) / top;
+      const double w = (f.a == f.b && any_inter) ? kIntraWeight : 1.0;
+      times_[k] = Timed{static_cast<double>(R[f.g * n + f.h]) / (f.gbps * 1e3), f.gbps * load * load * w};
+    }
+    std::sort(times_.data(), times_.data() + count, [](const Timed& x, const Timed& y) { return x.t < y.t; });
+    double rate_after = 0.0;  // sum of the rates of flows k.. count-1
+    for (std::size_t k = 0; k < count; ++k) rate_after += times_[k].gbps;
+    double done = 0.0;        // rate x time of the flows before k
+    double best = 0.0, best_tau = times_[count - 1].t;
+    auto consider = [&](double tau) {
+      if (tau < floor_us) return;
+      const double eff = (done + rate_after * tau) / (tau + latency_us);
+      if (eff > best * (1.0 + 1e-12)) best = eff, best_tau = tau;
+    };
+    if (floor_us > times_[0].t && floor_us < times_[count - 1].t) {
+      // The floor as a candidate: the flows shorter than it finish.
+      double d = 0.0, r = rate_after;
+      for (std::size_t k = 0; k < count && times_[k].t < floor_us; ++k) d += times_[k].gbps * times_[k].t, r -= times_[k].gbps;
+      const double eff = (d + r * floor_us) / (floor_us + latency_us);
+      best = eff, best_tau = floor_us;
+    }
+    for (std::size_t k = 0; k < count; ++k) {
+      consider(times_[k].t);
+      done += times_[k].gbps * times_[k].t;
+      rate_after -= times_[k].gbps;
+    }
+    return best_tau;
+  }
+
+ private:
+  struct Timed {
+    double t, gbps;  // remaining time at the solo rate; the rate, weighted
+  };
+  PodBuffer<Timed> times_;
+};
+
+}  // namespace detail
+}  // namespace v1
+}  // namespace vpcat
