@@ -9,10 +9,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "demand_file.hpp"
 #include "planner_support.hpp"
 #include "support.hpp"
-#include "vp/topology/errors.hpp"
+#include "vp/base/errors.hpp"
+#include "vp/cli/demand_file.hpp"
 
 using vp::test::RunResult;
 using vp::test::TempDir;
@@ -191,17 +191,19 @@ TEST_CASE("vp-plan: unreadable files, usage errors") {
 }
 
 TEST_CASE("demand files: the reader itself") {
-  using vp::plan_cli::parse_demand;
-  const vp::plan_cli::DemandFile d = parse_demand("D.json", "{\"gpus\": 2, \"bytes\": [[0, 1e3], [4096.0, 0]]}");
+  using vp::cli::parse_demand;
+  const vp::cli::DemandFile d = parse_demand("D.json", "{\"gpus\": 2, \"bytes\": [[0, 1e3], [4096.0, 0]]}");
   CHECK(d.dense);
   CHECK(d.bytes == std::vector<std::uint64_t>{0, 1000, 4096, 0});
-  CHECK(d.line_of(1, 0) == 1);
-  const vp::plan_cli::DemandFile s =
+  CHECK(d.error_at(1, 0, "x").line() == 1);
+  CHECK(d.error_at(1, 0, "x").column() == 34);
+  const vp::cli::DemandFile s =
       parse_demand("D.json", "{\"gpus\": 3,\n\"entries\": [[0, 2, 5],\n[2, 1, 0]]}");
   CHECK(!s.dense);
   REQUIRE(s.entries.size() == 2);
   CHECK(s.entries[1].src == 2);
-  CHECK(s.line_of(2, 1) == 3);
+  CHECK(s.error_at(2, 1, "x").line() == 3);
+  CHECK(s.error_at(2, 1, "x").column() == 1);
   CHECK_THROWS_WITH_AS(parse_demand("D.json", "[1]"), "D.json:1: malformed JSON (expected '{' at the start of the demand, got '[')",
                        vp::InputError);
   CHECK_THROWS_WITH_AS(parse_demand("D.json", "{\"gpus\": 01, \"bytes\": []}"),

@@ -6,23 +6,24 @@
 //   vp-sim --catalog cluster.vpcat --demand D.json --schedulers all --json
 //   vp-sim --catalog cluster.vpcat --workload moe:zipf=1.2,hidden=4096
 //
-// Exit codes (vp::ExitCode): 0 ok, 1 usage, 2 unreadable or invalid input
-// (catalog, demand file, a demand the planner refuses), 4 internal error
-// (a schedule that fails check_schedule is one).
+// Exit codes (vp::ExitCode, vp::cli::run_main): 0 ok, 1 usage, 2 unreadable
+// or malformed input (catalog file, demand file, a demand the planner
+// refuses), 3 invalid catalog, 4 internal error (a schedule that fails
+// check_schedule is one).
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <exception>
 #include <string>
 
 #include "compare.hpp"
-#include "demand_file.hpp"
 #include "report.hpp"
-#include "vp/catalog/errors.hpp"
+#include "vp/base/errors.hpp"
 #include "vp/catalog/reader.hpp"
+#include "vp/cli/catalog_file.hpp"
+#include "vp/cli/demand_file.hpp"
+#include "vp/cli/run_main.hpp"
 #include "vp/sim/catalog_topology.hpp"
-#include "vp/topology/errors.hpp"
 #include "vpcat/mapped_file.hpp"
 #include "workload_spec.hpp"
 
@@ -35,9 +36,8 @@ struct Options {
 };
 
 // The demand file as the simulator's Demand, its GPU count checked.
-vp::sim::Demand file_demand(const vp::plan_cli::DemandFile& f, std::size_t gpus) {
-  if (f.gpus != gpus)
-    throw vp::InputError(f.path, f.gpus_line, fmt::format("\"gpus\" is {}, the catalog has {} GPUs", f.gpus, gpus));
+vp::sim::Demand file_demand(const vp::cli::DemandFile& f, std::size_t gpus) {
+  if (f.gpus != gpus) throw f.error_at_gpus(fmt::format("\"gpus\" is {}, the catalog has {} GPUs", f.gpus, gpus));
   vp::sim::Demand d(gpus);
   if (f.dense) {
     for (std::size_t s = 0; s < gpus; ++s)
@@ -51,11 +51,9 @@ vp::sim::Demand file_demand(const vp::plan_cli::DemandFile& f, std::size_t gpus)
 }
 
 int run(const Options& o) {
+  if (o.demand.empty() == o.workload.empty()) throw vp::UsageError("give --demand FILE or --workload SPEC");
   vpcat::CatalogFile file;
-  if (vpcat::Status s = vpcat::CatalogFile::open(o.catalog.c_str(), &file); !s.ok()) {
-    const std::string m = s.message();
-    throw vp::InputError(o.catalog, 0, m.rfind(o.catalog + ": ", 0) == 0 ? m.substr(o.catalog.size() + 2) : m);
-  }
+  vp::cli::open_catalog_file(o.catalog, file);
   const vp::Topology topology = vp::sim::catalog_topology(vp::catalog::to_catalog(file.view()), o.catalog);
   vpcat::Planner planner;
   if (vpcat::PlanStatus s = planner.init(file.view()); !s.ok()) throw vp::InputError(o.catalog, 0, s.message());
@@ -68,9 +66,9 @@ int run(const Options& o) {
   info.latency_us = o.compare.sim.latency_us;
   info.completion_epsilon = o.compare.sim.completion_epsilon;
   std::vector<vp::sim::Demand> demands;
-  vp::plan_cli::DemandFile demand_file;
+  vp::cli::DemandFile demand_file;
   if (!o.demand.empty()) {
-    demand_file = vp::plan_cli::read_demand_file(o.demand);
+    demand_file = vp::cli::read_demand_file(o.demand);
     demands.push_back(file_demand(demand_file, info.gpus));
     info.demand_file = o.demand;
   } else {
@@ -84,14 +82,7 @@ int run(const Options& o) {
       calls.push_back(vp::sim_cli::compare(topology, planner, d, schedulers, o.compare));
     } catch (const vp::InputError& e) {
       if (o.demand.empty()) throw;
-      // A refusal that names an entry: point at its line in the file.
-      unsigned long long src = 0, dst = 0;
-      int line = demand_file.gpus_line;
-      const std::string reason = e.reason();
-      const std::string::size_type at = reason.find("demand [");
-      if (at != std::string::npos && std::sscanf(reason.c_str() + at, "demand [%llu][%llu]", &src, &dst) == 2)
-        line = demand_file.line_of(src, dst);
-      throw vp::InputError(o.demand, line, reason);
+      throw demand_file.refusal(e.reason());  // at the entry it names
     }
   }
   const std::string text =
@@ -103,7 +94,6 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  using vp::ExitCode;
   CLI::App app{"vp-sim: simulate VarioPath's plan and the baselines (fan-out, SpreadOut, FAST-like, DeepEP-like) "
                "of an AlltoAllv demand on a catalog's cluster, against the cut lower bound",
                "vp-sim"};
@@ -133,26 +123,5 @@ int main(int argc, char** argv) {
   app.add_option("--deepep-chunks", o.compare.deepep_chunks, "DeepEP-like pipeline depth (default 8)")
       ->check(CLI::Range(1, 1024));
   app.add_flag("--json", o.json, "Print JSON (schemas/sim.schema.json) instead of a table");
-  try {
-    app.parse(argc, argv);
-    if (o.demand.empty() == o.workload.empty()) throw CLI::ValidationError("give --demand FILE or --workload SPEC");
-  } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : static_cast<int>(ExitCode::usage);
-  }
-  try {
-    return run(o);
-  } catch (const vp::InputError& e) {
-    fmt::print(stderr, "vp-sim: error: {}\n", e.what());
-    return static_cast<int>(ExitCode::bad_input);
-  } catch (const vp::catalog::CatalogError& e) {
-    fmt::print(stderr, "vp-sim: error: {}\n", e.what());
-    return static_cast<int>(ExitCode::bad_input);
-  } catch (const vp::UsageError& e) {
-    fmt::print(stderr, "vp-sim: error: {}\n", e.what());
-    return static_cast<int>(ExitCode::usage);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "vp-sim: internal error: {}\n", e.what());
-    return static_cast<int>(ExitCode::internal);
-  }
+  return vp::cli::run_main({"vp-sim", vp::cli::Catalogs::read}, app, argc, argv, [&] { return run(o); });
 }
