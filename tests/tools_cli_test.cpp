@@ -27,7 +27,6 @@ const std::string kSim = VP_SIM_BIN;
 
 RunResult tool(const std::string& bin, const std::string& args) { return vp::test::run(shell_quote(bin) + " " + args); }
 
-std::string sample() { return vp::test::fixture("catalogs/format-1.0/quad-rail4.vpcat"); }
 
 std::string version_of(const std::string& name, bool writes) {
   const std::string format = fmt::format("{}.{}", vpcat::kFormatMajor, vpcat::kFormatMinor);
@@ -101,7 +100,7 @@ TEST_CASE("every tool: CLI11's usage errors read \"tool: error: what\" and exit 
         "vp-analyze: error: --nodes: Value 0 not in range 1 to 1000000 (run 'vp-analyze --help' for the options)\n");
 }
 
-TEST_CASE("located JSON: --defaults, a catalog mirror, a cluster: file:line:col, the line and a caret") {
+TEST_CASE("located JSON: --defaults and a catalog mirror: file:line:col, the line and a caret") {
   vp::test::TempDir dir;
   const std::string platform = vp::test::fixture("platforms/pcie-gen4-2s4sw8g.json");
   const std::string defaults = dir.write("d.json", "{\n  \"pcie.gen4\": 22,\n  \"pcie.gen5\": \"fast\"\n}\n");
