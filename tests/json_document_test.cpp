@@ -29,10 +29,10 @@ std::string message_of(F&& f) {
 TEST_CASE("json document: a syntax error names line and column, shows the line and a caret") {
   const std::string m = message_of([] { Document("f.json", "{\n  \"a\": [1, 2,]\n}\n"); });
   CHECK(m ==
-        "f.json:2:16: malformed JSON (syntax error while parsing value - unexpected ']'; expected '[', '{', or a "
+        "f.json:2:14: malformed JSON (syntax error while parsing value - unexpected ']'; expected '[', '{', or a "
         "literal)\n"
         "  \"a\": [1, 2,]\n"
-        "               ^");
+        "             ^");
 }
 
 TEST_CASE("json document: the end of the input points after the last character") {
@@ -80,7 +80,7 @@ TEST_CASE("json document: tabs stay tabs under the caret; long lines are cut aro
   const std::string m = d.error_at({std::size_t{60}}, "[60]: must be a number").what();
   CHECK(m ==
         "w.json:1:182: [60]: must be a number\n"
-        "...1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, \"x\", 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1...\n"
+        "..., 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, \"x\", 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, ...\n"
         "                                                     ^");
 }
 
