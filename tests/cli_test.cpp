@@ -161,8 +161,10 @@ TEST_CASE("truncated JSON: the line where the input ended") {
   std::string path = dir.write("truncated.json", kMiniTopology.substr(0, kMiniTopology.find("{\"id\": 1")));
   check_bad_input(topology_of(path),
                   "vp-analyze: error: " + path +
-                      ":7: malformed JSON (syntax error while parsing value - unexpected end of input; expected '[', "
-                      "'{', or a literal)\n");
+                      ":6:51: malformed JSON (syntax error while parsing value - unexpected end of input; expected "
+                      "'[', '{', or a literal)\n"
+                      "    {\"id\": 0, \"kind\": \"cpu\", \"cpu_family\": \"amd\"},\n"
+                      "                                                  ^\n");
 }
 
 TEST_CASE("malformed JSON: the line and the parser's reason") {
@@ -170,8 +172,10 @@ TEST_CASE("malformed JSON: the line and the parser's reason") {
   std::string path = dir.write("malformed.json", with(kMiniTopology, R"("version": 1,)", R"("version": 1,,)"));
   check_bad_input(topology_of(path),
                   "vp-analyze: error: " + path +
-                      ":3: malformed JSON (syntax error while parsing object key - unexpected ','; expected string "
-                      "literal)\n");
+                      ":3:16: malformed JSON (syntax error while parsing object key - unexpected ','; expected string "
+                      "literal)\n"
+                      "  \"version\": 1,,\n"
+                      "               ^\n");
 }
 
 TEST_CASE("a PCIe tree with a cycle") {
@@ -179,15 +183,19 @@ TEST_CASE("a PCIe tree with a cycle") {
   std::string path = dir.write("cycle.json", with(kMiniTopology, R"("kind": "host_bridge", "parent": 0)",
                                                   R"("kind": "host_bridge", "parent": 2)"));
   check_bad_input(topology_of(path),
-                  "vp-analyze: error: " + path + ":7: components[1].parent: the parents form a cycle: 1 -> 2 -> 1\n");
+                  "vp-analyze: error: " + path + ":7:48: components[1].parent: the parents form a cycle: 1 -> 2 -> 1\n"
+                  "    {\"id\": 1, \"kind\": \"host_bridge\", \"parent\": 2},\n"
+                  "                                               ^\n");
 }
 
 TEST_CASE("duplicate bus ids, in vp JSON and in NCCL XML") {
   TempDir dir;
   std::string json = dir.write("dup.json", with(kMiniTopology, "0000:04:00.0", "0000:03:00.0"));
   check_bad_input(topology_of(json), "vp-analyze: error: " + json +
-                                         ":9: components[3].pci_bus_id: \"0000:03:00.0\" is already the bus id of "
-                                         "component 2 in the same node\n");
+                                         ":9:57: components[3].pci_bus_id: \"0000:03:00.0\" is already the bus id of "
+                                         "component 2 in the same node\n"
+                                         "    {\"id\": 3, \"kind\": \"gpu\", \"parent\": 1, \"pci_bus_id\": \"0000:03:00.0\"}\n"
+                                         "                                                        ^\n");
   std::string xml = dir.write("dup.xml", with(kMiniNccl, "0000:04:00.0", "0000:03:00.0"));
   check_bad_input(topology_of(xml),
                   "vp-analyze: error: " + xml + ":7: duplicate PCI bus id 0000:03:00.0 (first at line 4)\n");
@@ -197,11 +205,15 @@ TEST_CASE("zero and negative bandwidths") {
   TempDir dir;
   std::string zero = dir.write("zero.json", with(kMiniTopology, R"("capacity_gbps": 48)", R"("capacity_gbps": 0)"));
   check_bad_input(topology_of(zero),
-                  "vp-analyze: error: " + zero + ":12: links[0].capacity_gbps: must be a positive number, got 0\n");
+                  "vp-analyze: error: " + zero + ":12:68: links[0].capacity_gbps: must be a positive number, got 0\n"
+                  "    {\"id\": 0, \"src\": 1, \"dst\": 0, \"kind\": \"pcie\", \"capacity_gbps\": 0},\n"
+                  "                                                                   ^\n");
   std::string negative =
       dir.write("negative.json", with(kMiniTopology, R"("capacity_gbps": 48)", R"("capacity_gbps": -24.5)"));
   check_bad_input(topology_of(negative), "vp-analyze: error: " + negative +
-                                             ":12: links[0].capacity_gbps: must be a positive number, got -24.5\n");
+                                             ":12:68: links[0].capacity_gbps: must be a positive number, got -24.5\n"
+                                             "    {\"id\": 0, \"src\": 1, \"dst\": 0, \"kind\": \"pcie\", \"capacity_gbps\": -24.5},\n"
+                                             "                                                                   ^\n");
   std::string width = dir.write("width.xml", with(kMiniNccl, R"(link_width="16">
       <pci busid="0000:03:00.0")",
                                                  R"(link_width="-16">
@@ -221,8 +233,9 @@ TEST_CASE("zero and negative NIC rates in a cluster description") {
   "nodes": [{"type": "mini", "count": 2}],
   "fabric": {"kind": "single_switch", "nic_gbitps": )") + rate + "}\n}\n");
     check_bad_input(topology_of(kPlatform, "--cluster " + shell_quote(cluster)),
-                    "vp-analyze: error: " + cluster + ": fabric.nic_gbitps: must be a positive number, got " + rate +
-                        "\n");
+                    "vp-analyze: error: " + cluster + ":6:53: fabric.nic_gbitps: must be a positive number, got " + rate +
+                        "\n  \"fabric\": {\"kind\": \"single_switch\", \"nic_gbitps\": " + rate + "}\n" +
+                        std::string(52, ' ') + "^\n");
   }
 }
 
@@ -286,16 +299,18 @@ TEST_CASE("an unreadable file: missing, or a directory") {
 // ---- usage errors: exit code 1 -------------------------------------------------------
 
 TEST_CASE("usage errors exit 1 with their message") {
-  const std::string more = "Run with --help for more information.\n";
+  const std::string E = "vp-analyze: error: ";
+  const std::string more = " (run 'vp-analyze --help' for the options)\n";
   check_usage_error(analyze("topology --input " + shell_quote(kPlatform) + " --bogus"),
-                    "The following argument was not expected: --bogus\n" + more);
-  check_usage_error(analyze("topology --input " + shell_quote(kPlatform) + " --probe"), "--input excludes --probe\n" + more);
+                    E + "The following argument was not expected: --bogus" + more);
+  check_usage_error(analyze("topology --input " + shell_quote(kPlatform) + " --probe"),
+                    E + "--input excludes --probe" + more);
   check_usage_error(analyze("topology --input " + shell_quote(kPlatform) + " --fabric rail"),
-                    "--fabric requires --nodes\n" + more);
+                    E + "--fabric requires --nodes" + more);
   check_usage_error(analyze("topology --input " + shell_quote(kPlatform) + " --format xml"),
-                    "--format: xml not in {auto,hwloc,nccl,nvidia-smi,json}\n" + more);
+                    E + "--format: xml not in {auto,hwloc,nccl,nvidia-smi,json}" + more);
   check_usage_error(analyze("topology --input " + shell_quote(kPlatform) + " --nodes 0"),
-                    "--nodes: Value 0 not in range 1 to 1000000\n" + more);
+                    E + "--nodes: Value 0 not in range 1 to 1000000" + more);
 }
 
 TEST_CASE("a bad --set exits 1 and names the override") {

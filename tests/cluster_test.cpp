@@ -54,11 +54,14 @@ std::vector<double> uplinks(const vp::Topology& t, vp::ComponentId from, const s
 // The node's NIC-to-fabric capacity of the fixture's 200 Gb/s ConnectX-6.
 double nic_gbps() { return vp::CapacityDefaults().nic(200, 1).gbps; }
 
+// "file:line: reason" of the InputError `f` throws (the column and the
+// line shown with a caret are the JSON front end's: json_document_test, and
+// whole messages in cli_test).
 std::string error_of(const std::function<void()>& f) {
   try {
     f();
   } catch (const vp::InputError& e) {
-    return e.what();
+    return vp::source_place(e.file(), e.line()) + ": " + e.reason();
   }
   return "(no error)";
 }
@@ -218,7 +221,7 @@ TEST_CASE("cluster: a node type without input is the --input topology") {
   CHECK(spec.node_types[0].topology.nodes[0].type == "main");
   CHECK(vp::expand_cluster(spec).gpus.size() == 4);
   CHECK(error_of([&] { vp::load_cluster_spec(path, nullptr, {}); }) ==
-        path + ": node_types[0]: no \"input\", and no topology was given with --input");
+        path + ":2: node_types[0]: no \"input\", and no topology was given with --input");
 }
 
 TEST_CASE("cluster: expansion errors") {
@@ -245,28 +248,28 @@ TEST_CASE("cluster: description errors name the place") {
   const std::string head =
       R"({"format": "vp-cluster", "version": 1, "node_types": [{"name": "n", "input": "node.json"}],)";
   CHECK(error_with(head + R"( "nodes": [{"type": "m", "count": 2}], "fabric": {"kind": "rail"}})") ==
-        ": nodes[0].type: unknown node type \"m\"");
+        ":1: nodes[0].type: unknown node type \"m\"");
   CHECK(error_with(head + R"( "nodes": [{"type": "n", "count": 2, "names": "a[1-2]"}], "fabric": {"kind": "rail"}})") ==
-        ": nodes[0]: give exactly one of \"names\" and \"count\"");
+        ":1: nodes[0]: give exactly one of \"names\" and \"count\"");
   CHECK(error_with(head + R"( "nodes": [{"type": "n", "names": "a[1-"}], "fabric": {"kind": "rail"}})") ==
-        ": nodes[0].names: host list \"a[1-\": unclosed '[' at column 2");
+        ":1: nodes[0].names: host list \"a[1-\": unclosed '[' at column 2");
   CHECK(
       error_with(
           head +
           R"( "nodes": [{"type": "n", "names": "a[1-2]"}, {"type": "n", "names": "a2"}], "fabric": {"kind": "rail"}})") ==
-      ": nodes[1]: host \"a2\" is already in nodes[0]");
+      ":1: nodes[1]: host \"a2\" is already in nodes[0]");
   CHECK(error_with(head + R"( "nodes": [{"type": "n", "count": 2}], "fabric": {"kind": "leaf_spine"}})") ==
-        ": fabric: missing required key \"leaf_size\" (kind leaf_spine)");
+        ":1: fabric: missing required key \"leaf_size\" (kind leaf_spine)");
   CHECK(error_with(head + R"( "nodes": [{"type": "n", "count": 2}], "fabric": {"kind": "rail", "leaf_size": 2}})") ==
-        ": fabric.leaf_size: applies only to kind leaf_spine");
+        ":1: fabric.leaf_size: applies only to kind leaf_spine");
   CHECK(error_with(head + R"( "nodes": [{"type": "n", "count": 0}], "fabric": {"kind": "rail"}})") ==
-        ": nodes[0].count: must be an integer from 1 to 1000000, got 0");
+        ":1: nodes[0].count: must be an integer from 1 to 1000000, got 0");
   CHECK(error_with(head + R"( "nodes": [{"type": "n", "count": 2}], "fabric": {"kind": "rail", "colour": 1}})") ==
-        ": fabric: unknown key \"colour\"");
+        ":1: fabric: unknown key \"colour\"");
   CHECK(error_with(head + R"( "nodes": [{"type": "n", "count": 2}]})") ==
         ": a cluster of 2 nodes needs a fabric (single_switch, rail or leaf_spine)");
   CHECK(error_with(R"({"format": "vp-topology", "version": 1})") ==
-        ": format: expected \"vp-cluster\", got \"vp-topology\"");
+        ":1: format: expected \"vp-cluster\", got \"vp-topology\"");
   CHECK(error_with("{\n\"format\": \"vp-cluster\",\n}") ==
         ":3: malformed JSON (syntax error while parsing object key - unexpected '}'; expected string literal)");
   CHECK(

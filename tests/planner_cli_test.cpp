@@ -1,7 +1,7 @@
 // vp-plan as an operator meets it: the real binary, its JSON (routes checked
 // as paths of `vp-analyze topology --json` for the same cluster), its whole
-// error messages ("file:line: what (why)") and exit codes (0 ok, 1 usage,
-// 2 bad input).
+// error messages ("file:line:col: what (why)", the line and a caret) and exit
+// codes (0 ok, 1 usage, 2 bad input, 3 invalid catalog).
 #include <doctest/doctest.h>
 
 #include <fstream>
@@ -9,10 +9,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "demand_file.hpp"
 #include "planner_support.hpp"
 #include "support.hpp"
-#include "vp/topology/errors.hpp"
+#include "vp/base/errors.hpp"
+#include "vp/cli/demand_file.hpp"
 
 using vp::test::RunResult;
 using vp::test::TempDir;
@@ -142,55 +142,88 @@ TEST_CASE("vp-plan: channel steps by default, a shared step only with --allow-sh
 
 TEST_CASE("vp-plan: bad demand files") {
   Files f;
-  const std::string D = f.demand_path();
-  check_bad_input(f.plan(""), "vp-plan: error: " + D + ":1: malformed JSON (the file is empty)\n");
+  const std::string D = "vp-plan: error: " + f.demand_path();
+  check_bad_input(f.plan(""), D + ":1:1: malformed JSON (the file is empty)\n");
   check_bad_input(f.plan("{\"gpus\": 32,\n \"bytes\": [[1, 2,]]}"),
-                  "vp-plan: error: " + D + ":2: bytes[0][2] must be a number (got ']')\n");
+                  D + ":2:18: malformed JSON (syntax error while parsing value - unexpected ']'; expected '[', '{', "
+                      "or a literal)\n"
+                      " \"bytes\": [[1, 2,]]}\n"
+                      "                 ^\n");
   check_bad_input(f.plan("{\"gpus\": 32, \"bytes\": [[1, 2]] } x"),
-                  "vp-plan: error: " + D + ":1: malformed JSON (unexpected 'x' after the demand)\n");
-  check_bad_input(f.plan("{\"bytes\": []}"), "vp-plan: error: " + D + ":1: missing key \"gpus\" (the number of GPUs)\n");
-  check_bad_input(f.plan("{\"gpus\": 32}"),
-                  "vp-plan: error: " + D + ":1: missing key \"bytes\" or \"entries\"\n");
+                  D + ":1:34: malformed JSON (syntax error while parsing value - invalid literal; last read: "
+                      "'2]] } x'; expected end of input)\n"
+                      "{\"gpus\": 32, \"bytes\": [[1, 2]] } x\n"
+                      "                                 ^\n");
+  check_bad_input(f.plan("{\"bytes\": []}"), D + ":1:1: missing key \"gpus\" (the number of GPUs)\n"
+                                                 "{\"bytes\": []}\n"
+                                                 "^\n");
+  check_bad_input(f.plan("{\"gpus\": 32}"), D + ":1:1: missing key \"bytes\" or \"entries\"\n"
+                                                "{\"gpus\": 32}\n"
+                                                "^\n");
   check_bad_input(f.plan("{\"gpus\": 32,\n\"bytes\": [],\n\"entries\": []}"),
-                  "vp-plan: error: " + D + ":3: give \"bytes\" or \"entries\", not both\n");
+                  D + ":3:12: give \"bytes\" or \"entries\", not both\n"
+                      "\"entries\": []}\n"
+                      "           ^\n");
   check_bad_input(f.plan("{\"gpus\": 32, \"byte\": []}"),
-                  "vp-plan: error: " + D +
-                      ":1: unknown key \"byte\" (expected \"gpus\", \"bytes\" or \"entries\")\n");
-  check_bad_input(f.plan("{\"gpus\": -3, \"bytes\": []}"),
-                  "vp-plan: error: " + D + ":1: \"gpus\" must be a positive integer (got -3)\n");
+                  D + ":1:22: unknown key \"byte\" (expected \"gpus\", \"bytes\" or \"entries\")\n"
+                      "{\"gpus\": 32, \"byte\": []}\n"
+                      "                     ^\n");
+  check_bad_input(f.plan("{\"gpus\": -3, \"bytes\": []}"), D + ":1:10: \"gpus\" must be a positive integer (got -3)\n"
+                                                             "{\"gpus\": -3, \"bytes\": []}\n"
+                                                             "         ^\n");
   check_bad_input(f.plan("{\"gpus\": \"32\", \"bytes\": []}"),
-                  "vp-plan: error: " + D + ":1: \"gpus\" must be a positive integer (got a string)\n");
-  check_bad_input(f.plan("{\"gpus\": 2,\n \"bytes\": [[0, 1]]}"),
-                  "vp-plan: error: " + D + ":2: bytes has 1 rows (\"gpus\" is 2)\n");
+                  D + ":1:10: \"gpus\" must be a positive integer (got a string)\n"
+                      "{\"gpus\": \"32\", \"bytes\": []}\n"
+                      "         ^\n");
+  check_bad_input(f.plan("{\"gpus\": 2,\n \"bytes\": [[0, 1]]}"), D + ":2:11: bytes has 1 rows (\"gpus\" is 2)\n"
+                                                                    " \"bytes\": [[0, 1]]}\n"
+                                                                    "          ^\n");
   check_bad_input(f.plan("{\"gpus\": 2,\n \"bytes\": [[0, 1],\n  [1, 0, 3]]}"),
-                  "vp-plan: error: " + D + ":3: bytes[1] has 3 entries (\"gpus\" is 2)\n");
+                  D + ":3:3: bytes[1] has 3 entries (\"gpus\" is 2)\n"
+                      "  [1, 0, 3]]}\n"
+                      "  ^\n");
   check_bad_input(f.plan("{\"gpus\": 2,\n \"bytes\": [[0, 1],\n  [-1, 0]]}"),
-                  "vp-plan: error: " + D +
-                      ":3: bytes[1][0] is not a byte count (-1: must be a whole number from 0 to 2^63)\n");
+                  D + ":3:4: bytes[1][0] is not a byte count (-1: must be a whole number from 0 to 2^63)\n"
+                      "  [-1, 0]]}\n"
+                      "   ^\n");
   check_bad_input(f.plan("{\"gpus\": 2,\n \"bytes\": [[0, 1.5], [1, 0]]}"),
-                  "vp-plan: error: " + D +
-                      ":2: bytes[0][1] is not a byte count (1.5: must be a whole number from 0 to 2^63)\n");
+                  D + ":2:16: bytes[0][1] is not a byte count (1.5: must be a whole number from 0 to 2^63)\n"
+                      " \"bytes\": [[0, 1.5], [1, 0]]}\n"
+                      "               ^\n");
   check_bad_input(f.plan("{\"gpus\": 2,\n \"bytes\": [[0, 99999999999999999999], [1, 0]]}"),
-                  "vp-plan: error: " + D +
-                      ":2: bytes[0][1] is not a byte count (99999999999999999999: must be a whole number from 0 to "
-                      "2^63)\n");
+                  D + ":2:16: bytes[0][1] is not a byte count (99999999999999999999: must be a whole number from 0 "
+                      "to 2^63)\n"
+                      " \"bytes\": [[0, 99999999999999999999], [1, 0]]}\n"
+                      "               ^\n");
   check_bad_input(f.plan("{\"gpus\": 32,\n \"entries\": [[0, 1, 2],\n [0, 1]]}"),
-                  "vp-plan: error: " + D + ":3: entries[1] must be [src, dst, bytes] (got 2 numbers)\n");
+                  D + ":3:2: entries[1] must be [src, dst, bytes] (got 2 numbers)\n"
+                      " [0, 1]]}\n"
+                      " ^\n");
   check_bad_input(f.plan("{\"gpus\": 32,\n \"entries\": [\n [40, 1, 2]]}"),
-                  "vp-plan: error: " + D + ":3: entries[0]: src 40 is not a GPU (\"gpus\" is 32)\n");
+                  D + ":3:2: entries[0]: src 40 is not a GPU (\"gpus\" is 32)\n"
+                      " [40, 1, 2]]}\n"
+                      " ^\n");
   check_bad_input(f.plan("{\"gpus\": 32,\n \"entries\": [[0.5, 1, 2]]}"),
-                  "vp-plan: error: " + D +
-                      ":2: entries[0][0] is not a GPU index (0.5: must be a whole number >= 0)\n");
+                  D + ":2:15: entries[0][0] is not a GPU index (0.5: must be a whole number >= 0)\n"
+                      " \"entries\": [[0.5, 1, 2]]}\n"
+                      "              ^\n");
+  check_bad_input(f.plan("{\"gpus\": 32,\n \"gpus\": 32, \"entries\": []}"), D + ":2:2: \"gpus\" is given twice\n"
+                                                                              " \"gpus\": 32, \"entries\": []}\n"
+                                                                              " ^\n");
 }
 
 TEST_CASE("vp-plan: demands the planner refuses name their line") {
   Files f;
   const std::string D = f.demand_path();
   check_bad_input(f.plan("{\n\"gpus\": 2,\n \"bytes\": [[0, 1], [1, 0]]}"),
-                  "vp-plan: error: " + D + ":2: demand size does not match the catalog (2 GPUs, the catalog has 32)\n");
+                  "vp-plan: error: " + D + ":2:9: demand size does not match the catalog (2 GPUs, the catalog has 32)\n"
+                  "\"gpus\": 2,\n"
+                  "        ^\n");
   check_bad_input(
       f.plan("{\"gpus\": 32, \"entries\": [\n[0, 1, 9223372036854775808],\n[5, 6, 1]]}"),
-      "vp-plan: error: " + D + ":3: byte counts overflow (the off-diagonal total exceeds 2^63 bytes)\n");
+      "vp-plan: error: " + D + ":3:1: byte counts overflow (the off-diagonal total exceeds 2^63 bytes)\n"
+      "[5, 6, 1]]}\n"
+      "^\n");
 }
 
 TEST_CASE("vp-plan: unreadable files, usage errors") {
@@ -201,7 +234,7 @@ TEST_CASE("vp-plan: unreadable files, usage errors") {
   const std::string not_catalog = f.dir.write("x.vpcat", "hello, world\n");
   const std::string demand = f.dir.write("D.json", "{\"gpus\": 32, \"entries\": []}");
   const RunResult bad = vp::test::run(vp::test::shell_quote(kBin) + " --catalog " + vp::test::shell_quote(not_catalog) + " --demand " + vp::test::shell_quote(demand));
-  CHECK(bad.exit_code == 2);
+  CHECK(bad.exit_code == 3);  // an invalid catalog, as from every tool
   CHECK(bad.err.rfind("vp-plan: error: " + not_catalog + ": header at offset 0x0: not a .vpcat file (bad signature", 0) == 0);
   const RunResult usage = vp::test::run(vp::test::shell_quote(kBin) + " --demand " + vp::test::shell_quote(demand));
   CHECK(usage.exit_code == 1);
@@ -212,19 +245,25 @@ TEST_CASE("vp-plan: unreadable files, usage errors") {
 }
 
 TEST_CASE("demand files: the reader itself") {
-  using vp::plan_cli::parse_demand;
-  const vp::plan_cli::DemandFile d = parse_demand("D.json", "{\"gpus\": 2, \"bytes\": [[0, 1e3], [4096.0, 0]]}");
+  using vp::cli::parse_demand;
+  const vp::cli::DemandFile d = parse_demand("D.json", "{\"gpus\": 2, \"bytes\": [[0, 1e3], [4096.0, 0]]}");
   CHECK(d.dense);
   CHECK(d.bytes == std::vector<std::uint64_t>{0, 1000, 4096, 0});
-  CHECK(d.line_of(1, 0) == 1);
-  const vp::plan_cli::DemandFile s =
+  CHECK(d.error_at(1, 0, "x").line() == 1);
+  CHECK(d.error_at(1, 0, "x").column() == 34);
+  const vp::cli::DemandFile s =
       parse_demand("D.json", "{\"gpus\": 3,\n\"entries\": [[0, 2, 5],\n[2, 1, 0]]}");
   CHECK(!s.dense);
   REQUIRE(s.entries.size() == 2);
   CHECK(s.entries[1].src == 2);
-  CHECK(s.line_of(2, 1) == 3);
-  CHECK_THROWS_WITH_AS(parse_demand("D.json", "[1]"), "D.json:1: malformed JSON (expected '{' at the start of the demand, got '[')",
+  CHECK(s.error_at(2, 1, "x").line() == 3);
+  CHECK(s.error_at(2, 1, "x").column() == 1);
+  CHECK_THROWS_WITH_AS(parse_demand("D.json", "[1]"),
+                       "D.json:1:1: the demand must be an object {\"gpus\": n, \"bytes\" or \"entries\": [...]} (got an "
+                       "array)\n[1]\n^",
                        vp::InputError);
   CHECK_THROWS_WITH_AS(parse_demand("D.json", "{\"gpus\": 01, \"bytes\": []}"),
-                       "D.json:1: malformed JSON (numbers may not have leading zeros)", vp::InputError);
+                       "D.json:1:11: malformed JSON (syntax error while parsing object - unexpected number literal; "
+                       "expected '}')\n{\"gpus\": 01, \"bytes\": []}\n          ^",
+                       vp::InputError);
 }

@@ -95,9 +95,13 @@ TEST_CASE("vp-sim on a sequence: totals, mean and worst per scheduler, and every
 TEST_CASE("vp-sim errors: where, what, why, and the exit code") {
   Files f;
   check_error(f.with_demand("{\"gpus\": 8,\n \"entries\": []}"), 2,
-              f.dir.path() + "/D.json:1: \"gpus\" is 8, the catalog has 32 GPUs");
+              f.dir.path() + "/D.json:1:10: \"gpus\" is 8, the catalog has 32 GPUs\n"
+              "{\"gpus\": 8,\n"
+              "         ^");
   check_error(f.with_demand("{\"gpus\": 32,\n \"entries\": [[0, 1, -3]]}"), 2,
-              f.dir.path() + "/D.json:2: entries[0][2] is not a byte count (-3: must be a whole number from 0 to 2^63)");
+              f.dir.path() + "/D.json:2:21: entries[0][2] is not a byte count (-3: must be a whole number from 0 to 2^63)\n"
+              " \"entries\": [[0, 1, -3]]}\n"
+              "                    ^");
   check_error(f.sim("--workload zipf"), 1,
               "--workload \"zipf\": unknown workload (expected uniform, hotspot, moe, seqpar or drift)");
   check_error(f.sim("--workload moe:zipff=1"), 1,
@@ -112,7 +116,7 @@ TEST_CASE("vp-sim errors: where, what, why, and the exit code") {
   CHECK(missing.err.rfind("vp-sim: error: /nonexistent/c.vpcat", 0) == 0);
   const std::string not_catalog = f.dir.write("x.vpcat", "hello");
   const RunResult bad = vp::test::run(vp::test::shell_quote(kBin) + " --catalog " + vp::test::shell_quote(not_catalog) + " --workload uniform");
-  CHECK(bad.exit_code == 2);
+  CHECK(bad.exit_code == 3);  // an invalid catalog, as from every tool
   CHECK(bad.err.rfind("vp-sim: error: " + not_catalog + ": ", 0) == 0);
   CHECK(f.sim("").exit_code == 1);  // neither --demand nor --workload
   CHECK(f.sim("--workload uniform --demand x.json").exit_code == 1);

@@ -1,6 +1,7 @@
 // JSON mirror -> Catalog: the document's shape, strictly (unknown keys,
 // missing keys, wrong types and out-of-range values are errors naming their
-// path). The format's own rules are left to write_catalog()'s verification.
+// path, and from text, its line and column). The format's own rules are left
+// to write_catalog()'s verification.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <limits>
 #include <optional>
 
+#include "vp/base/json_document.hpp"
 #include "vp/catalog/errors.hpp"
 #include "vp/catalog/json_mirror.hpp"
 #include "vp/catalog/names.hpp"
@@ -21,10 +23,14 @@ namespace {
 // A JSON value and its path in the document ("node_types[0].links[3].src").
 class Node {
  public:
-  Node(const Json& j, std::string path, const std::string& origin) : j_(j), path_(std::move(path)), origin_(origin) {}
+  // `doc`: the text `j` was parsed from, to locate errors; nullptr when none.
+  Node(const Json& j, std::string path, const std::string& origin, const json::Document* doc)
+      : j_(j), path_(std::move(path)), origin_(origin), doc_(doc) {}
 
   [[noreturn]] void fail(const std::string& what) const {
     const std::string where = path_.empty() ? "document" : path_;
+    if (doc_ != nullptr)
+      throw CatalogError(CatalogError::Kind::invalid, doc_->error_at(json::parse_path(path_), where + ": " + what).what());
     throw CatalogError(CatalogError::Kind::invalid, (origin_.empty() ? "" : origin_ + ": ") + where + ": " + what);
   }
 
@@ -37,13 +43,13 @@ class Node {
       if (!j_.contains(k)) fail(fmt::format("missing key \"{}\"", k));
   }
 
-  Node operator[](const char* key) const { return Node(j_.at(key), join(key), origin_); }
+  Node operator[](const char* key) const { return Node(j_.at(key), join(key), origin_, doc_); }
 
   std::size_t size() const {
     if (!j_.is_array()) fail("must be an array, got " + describe());
     return j_.size();
   }
-  Node operator[](std::size_t i) const { return Node(j_.at(i), fmt::format("{}[{}]", path_, i), origin_); }
+  Node operator[](std::size_t i) const { return Node(j_.at(i), fmt::format("{}[{}]", path_, i), origin_, doc_); }
 
   const Json& json() const { return j_; }
   bool is_null() const { return j_.is_null(); }
@@ -89,6 +95,7 @@ class Node {
   const Json& j_;
   std::string path_;
   const std::string& origin_;
+  const json::Document* doc_;
 };
 
 template <typename Enum>
@@ -207,10 +214,8 @@ Fabric read_fabric(const Node& n) {
   return f;
 }
 
-}  // namespace
-
-Catalog from_json(const Json& j, const std::string& origin) {
-  const Node doc(j, "", origin);
+Catalog read_document(const Json& j, const std::string& origin, const json::Document* text) {
+  const Node doc(j, "", origin, text);
   doc.expect_keys({"format", "format_version", "node_types", "node_groups", "fabric", "cluster_group_order", "defaults",
                    "provenance"});
   if (doc["format"].text() != "vpcat-json") doc["format"].fail("expected \"vpcat-json\", got \"" + doc["format"].text() + "\"");
@@ -237,15 +242,18 @@ Catalog from_json(const Json& j, const std::string& origin) {
   return c;
 }
 
+}  // namespace
+
+Catalog from_json(const Json& j, const std::string& origin) { return read_document(j, origin, nullptr); }
+
 Catalog parse_json_catalog(const std::string& text, const std::string& origin) {
-  Json j;
+  std::optional<json::Document> doc;
   try {
-    j = Json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw CatalogError(CatalogError::Kind::unreadable,
-                       (origin.empty() ? "" : origin + ": ") + "malformed JSON (" + e.what() + ")");
+    doc.emplace(origin, text);
+  } catch (const InputError& e) {
+    throw CatalogError(CatalogError::Kind::unreadable, e.what());
   }
-  return from_json(j, origin);
+  return read_document(doc->root(), origin, &*doc);
 }
 
 }  // namespace vp::catalog

@@ -11,6 +11,7 @@
 #include <new>
 
 #include "vpcat/catalog_view.hpp"
+#include "vpcat/detail/message.hpp"
 #include "vpcat/mapped_file.hpp"
 #include "vpcat/planner.hpp"
 #include "vpcat/status.hpp"
@@ -22,64 +23,19 @@
 #endif
 
 // ---- the C codes are the C++ codes ------------------------------------------------------
-// A new C++ code fails this build until vpcat.h (and docs/c-api.md) list it.
-#define VPCAT_SAME(c_code, cpp_code) static_assert(static_cast<int>(c_code) == static_cast<int>(cpp_code), #c_code)
-VPCAT_SAME(VPCAT_OK, vpcat::Error::ok);
-VPCAT_SAME(VPCAT_E_IO_ERROR, vpcat::Error::io_error);
-VPCAT_SAME(VPCAT_E_FILE_TOO_LARGE, vpcat::Error::file_too_large);
-VPCAT_SAME(VPCAT_E_TRUNCATED, vpcat::Error::truncated);
-VPCAT_SAME(VPCAT_E_BAD_MAGIC, vpcat::Error::bad_magic);
-VPCAT_SAME(VPCAT_E_UNSUPPORTED_MAJOR, vpcat::Error::unsupported_major);
-VPCAT_SAME(VPCAT_E_NEEDS_NEWER_READER, vpcat::Error::needs_newer_reader);
-VPCAT_SAME(VPCAT_E_BAD_HEADER, vpcat::Error::bad_header);
-VPCAT_SAME(VPCAT_E_TRAILING_BYTES, vpcat::Error::trailing_bytes);
-VPCAT_SAME(VPCAT_E_BAD_HEADER_CHECKSUM, vpcat::Error::bad_header_checksum);
-VPCAT_SAME(VPCAT_E_RESERVED_NONZERO, vpcat::Error::reserved_nonzero);
-VPCAT_SAME(VPCAT_E_RESERVED_FLAG, vpcat::Error::reserved_flag);
-VPCAT_SAME(VPCAT_E_TOO_MANY_SECTIONS, vpcat::Error::too_many_sections);
-VPCAT_SAME(VPCAT_E_SECTION_ORDER, vpcat::Error::section_order);
-VPCAT_SAME(VPCAT_E_SECTION_OUT_OF_BOUNDS, vpcat::Error::section_out_of_bounds);
-VPCAT_SAME(VPCAT_E_SECTION_MISALIGNED, vpcat::Error::section_misaligned);
-VPCAT_SAME(VPCAT_E_SECTION_OVERLAP, vpcat::Error::section_overlap);
-VPCAT_SAME(VPCAT_E_NONZERO_PADDING, vpcat::Error::nonzero_padding);
-VPCAT_SAME(VPCAT_E_BAD_SECTION_CHECKSUM, vpcat::Error::bad_section_checksum);
-VPCAT_SAME(VPCAT_E_UNKNOWN_SECTION, vpcat::Error::unknown_section);
-VPCAT_SAME(VPCAT_E_MISSING_SECTION, vpcat::Error::missing_section);
-VPCAT_SAME(VPCAT_E_BAD_RECORD_SIZE, vpcat::Error::bad_record_size);
-VPCAT_SAME(VPCAT_E_COUNT_EXCEEDS_SIZE, vpcat::Error::count_exceeds_size);
-VPCAT_SAME(VPCAT_E_BAD_SECTION_SIZE, vpcat::Error::bad_section_size);
-VPCAT_SAME(VPCAT_E_BAD_STRING, vpcat::Error::bad_string);
-VPCAT_SAME(VPCAT_E_BAD_STRING_REF, vpcat::Error::bad_string_ref);
-VPCAT_SAME(VPCAT_E_BAD_RANGE, vpcat::Error::bad_range);
-VPCAT_SAME(VPCAT_E_BAD_ID, vpcat::Error::bad_id);
-VPCAT_SAME(VPCAT_E_BAD_ENUM, vpcat::Error::bad_enum);
-VPCAT_SAME(VPCAT_E_BAD_NUMBER, vpcat::Error::bad_number);
-VPCAT_SAME(VPCAT_E_BAD_TREE, vpcat::Error::bad_tree);
-VPCAT_SAME(VPCAT_E_BAD_LINK, vpcat::Error::bad_link);
-VPCAT_SAME(VPCAT_E_BAD_ROUTE, vpcat::Error::bad_route);
-VPCAT_SAME(VPCAT_E_BAD_PERMUTATION, vpcat::Error::bad_permutation);
-VPCAT_SAME(VPCAT_E_BAD_ORBIT, vpcat::Error::bad_orbit);
-VPCAT_SAME(VPCAT_E_BAD_PATTERN, vpcat::Error::bad_pattern);
-VPCAT_SAME(VPCAT_E_BAD_ORDER, vpcat::Error::bad_order);
-VPCAT_SAME(VPCAT_E_BAD_FABRIC, vpcat::Error::bad_fabric);
-VPCAT_SAME(VPCAT_E_BAD_COUNT, vpcat::Error::bad_count);
-VPCAT_SAME(VPCAT_E_LIMIT_EXCEEDED, vpcat::Error::limit_exceeded);
-VPCAT_SAME(VPCAT_E_BAD_DECIMAL, vpcat::Error::bad_decimal);
-static_assert(vpcat::kLastError == 40, "a new vpcat::Error: add it to vpcat.h, vpcat_c.cpp and docs/c-api.md");
-VPCAT_SAME(VPCAT_E_NOT_READY, vpcat::PlanError::not_ready);
-VPCAT_SAME(VPCAT_E_UNSUPPORTED_CATALOG, vpcat::PlanError::unsupported_catalog);
-VPCAT_SAME(VPCAT_E_OUT_OF_MEMORY, vpcat::PlanError::out_of_memory);
-VPCAT_SAME(VPCAT_E_BAD_OPTIONS, vpcat::PlanError::bad_options);
-VPCAT_SAME(VPCAT_E_EMPTY_DEMAND, vpcat::PlanError::empty_demand);
-VPCAT_SAME(VPCAT_E_DEMAND_SIZE, vpcat::PlanError::demand_size);
-VPCAT_SAME(VPCAT_E_BAD_DEMAND_VALUE, vpcat::PlanError::bad_demand_value);
-VPCAT_SAME(VPCAT_E_BAD_DEMAND_ENTRY, vpcat::PlanError::bad_demand_entry);
-VPCAT_SAME(VPCAT_E_DEMAND_OVERFLOW, vpcat::PlanError::demand_overflow);
-VPCAT_SAME(VPCAT_E_UNROUTABLE, vpcat::PlanError::unroutable);
-VPCAT_SAME(VPCAT_E_STEP_LIMIT, vpcat::PlanError::step_limit);
-static_assert(sizeof(vpcat::kPlanErrors) / sizeof(vpcat::kPlanErrors[0]) == 12,
-              "a new vpcat::PlanError: add it to vpcat.h, vpcat_c.cpp and docs/c-api.md");
-#undef VPCAT_SAME
+// Every code of the error catalogue (vpcat/status_codes.def) has its C
+// constant in vpcat.h, with the same value: a code added to the catalogue
+// fails this build until vpcat.h lists it. (The ctest `status_catalogue`
+// checks the other direction, and the docs' tables.)
+#define VPCAT_READER_STATUS(name, c_constant, code, message)                                        \
+  static_assert(static_cast<int>(c_constant) == code && static_cast<int>(vpcat::Error::name) == code, \
+                #c_constant " differs from the error catalogue");
+#define VPCAT_PLAN_STATUS(name, c_constant, code, message)                                              \
+  static_assert(static_cast<int>(c_constant) == code && static_cast<int>(vpcat::PlanError::name) == code, \
+                #c_constant " differs from the error catalogue");
+#define VPCAT_C_STATUS(name, c_constant, code, message) \
+  static_assert(static_cast<int>(c_constant) == code, #c_constant " differs from the error catalogue");
+#include "vpcat/status_codes.def"
 
 static_assert(VPCAT_VERSION_MAJOR == vpcat::kLibraryVersionMajor && VPCAT_VERSION_MINOR == vpcat::kLibraryVersionMinor &&
                   VPCAT_VERSION_PATCH == vpcat::kLibraryVersionPatch,
@@ -114,9 +70,24 @@ struct vpcat_plan {
 
 namespace {
 
-constexpr std::uint32_t kCodeFirst = 200;
-const char* const kCNames[] = {"invalid_argument", "out_of_range", "buffer_too_small", "not_found"};
-const char* const kCMessages[] = {"invalid argument", "index out of range", "buffer too small", "not found"};
+// Every status code, its name and base message (vpcat/status_codes.def).
+struct StatusInfo {
+  int code;
+  const char* name;
+  const char* message;
+};
+constexpr StatusInfo kStatus[] = {
+#define VPCAT_READER_STATUS(name, c_constant, code, message) {code, #name, message},
+#define VPCAT_PLAN_STATUS(name, c_constant, code, message) {code, #name, message},
+#define VPCAT_C_STATUS(name, c_constant, code, message) {code, #name, message},
+#include "vpcat/status_codes.def"
+};
+
+const StatusInfo* status_info(vpcat_status code) noexcept {
+  for (const StatusInfo& i : kStatus)
+    if (i.code == static_cast<int>(code)) return &i;
+  return nullptr;
+}
 
 // ---- errors ------------------------------------------------------------------------------
 
@@ -151,20 +122,11 @@ vpcat_status fail(vpcat_error* err, vpcat_status code, const char* where, const 
   err->code = code;
   err->section = 0;
   err->offset = VPCAT_NO_OFFSET;
-  int n = std::snprintf(err->message, sizeof err->message, "%s: %s", where, vpcat_status_message(code));
-  if (n < 0 || static_cast<std::size_t>(n) + 4 >= sizeof err->message) return code;
-  auto used = static_cast<std::size_t>(n);
-  err->message[used++] = ' ';
-  err->message[used++] = '(';
   std::va_list args;
   va_start(args, detail);
-  int d = std::vsnprintf(err->message + used, sizeof err->message - used - 1, detail, args);
+  vpcat::detail::format_message(err->message, sizeof err->message, where, false, 0, vpcat_status_message(code), detail,
+                                args);
   va_end(args);
-  if (d < 0) d = 0;
-  used += static_cast<std::size_t>(d);
-  if (used > sizeof err->message - 2) used = sizeof err->message - 2;
-  err->message[used++] = ')';
-  err->message[used] = '\0';
   return code;
 }
 
@@ -347,23 +309,13 @@ unsigned vpcat_format_major(void) { return vpcat::kFormatMajor; }
 unsigned vpcat_format_minor(void) { return vpcat::kFormatMinor; }
 
 const char* vpcat_status_name(vpcat_status code) {
-  const int c = static_cast<int>(code);
-  if (c >= 0 && c <= vpcat::kLastError) return vpcat::error_info(static_cast<vpcat::Error>(c)).name;
-  for (const vpcat::PlanErrorInfo& i : vpcat::kPlanErrors)
-    if (c != 0 && static_cast<int>(i.code) == c) return i.name;
-  if (c >= static_cast<int>(kCodeFirst) && c < static_cast<int>(kCodeFirst + sizeof kCNames / sizeof kCNames[0]))
-    return kCNames[c - static_cast<int>(kCodeFirst)];
-  return "unknown";
+  const StatusInfo* i = status_info(code);
+  return i != nullptr ? i->name : "unknown";
 }
 
 const char* vpcat_status_message(vpcat_status code) {
-  const int c = static_cast<int>(code);
-  if (c >= 0 && c <= vpcat::kLastError) return vpcat::error_info(static_cast<vpcat::Error>(c)).message;
-  for (const vpcat::PlanErrorInfo& i : vpcat::kPlanErrors)
-    if (c != 0 && static_cast<int>(i.code) == c) return i.message;
-  if (c >= static_cast<int>(kCodeFirst) && c < static_cast<int>(kCodeFirst + sizeof kCMessages / sizeof kCMessages[0]))
-    return kCMessages[c - static_cast<int>(kCodeFirst)];
-  return "unknown status code";
+  const StatusInfo* i = status_info(code);
+  return i != nullptr ? i->message : "unknown status code";
 }
 
 // ---- opening --------------------------------------------------------------------------------

@@ -53,6 +53,7 @@ if(MODE STREQUAL "install")
   run_step("cmake --install" "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${PREFIX}")
   foreach(file IN ITEMS include/vpcat.h include/vpcat/planner.hpp include/vpcat/planner/plan.hpp
                         include/vpcat/mapped_file.hpp include/vpcat/detail/verify_structure.hpp
+                        include/vpcat/status_codes.def
                         ${LIBDIR}/libvpcat.a ${LIBDIR}/cmake/vpcat/vpcatConfig.cmake
                         ${LIBDIR}/cmake/vpcat/vpcatConfigVersion.cmake ${LIBDIR}/cmake/vpcat/vpcatTargets.cmake
                         ${LIBDIR}/pkgconfig/vpcat.pc ${LIBDIR}/pkgconfig/vpcat-c.pc
@@ -64,7 +65,7 @@ if(MODE STREQUAL "install")
   endforeach()
   # The runtime's headers only: nothing of the analyzer or the tools.
   file(GLOB_RECURSE stray RELATIVE "${PREFIX}/include" "${PREFIX}/include/*")
-  list(FILTER stray EXCLUDE REGEX "^(vpcat\\.h|vpcat_mpi\\.h|vpcat/.*\\.hpp)$")  # vpcat_mpi.h: with MPI (mpi/)
+  list(FILTER stray EXCLUDE REGEX "^(vpcat\\.h|vpcat_mpi\\.h|vpcat/.*\\.hpp|vpcat/status_codes\\.def)$")  # vpcat_mpi.h: with MPI (mpi/)
   if(stray)
     message(FATAL_ERROR "headers that are not the runtime's were installed: ${stray}")
   endif()

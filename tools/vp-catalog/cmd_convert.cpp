@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "commands.hpp"
-#include "load.hpp"
+#include "vp/cli/catalog_file.hpp"
 #include "vp/catalog/atomic_file.hpp"
 #include "vp/catalog/json_mirror.hpp"
 #include "vp/catalog/writer.hpp"
@@ -20,7 +20,7 @@ struct ConvertOptions {
 };
 
 int run(const ConvertOptions& o) {
-  const Loaded l = load_catalog(o.file);
+  const vp::cli::LoadedCatalog l = vp::cli::load_catalog(o.file);
   std::vector<std::uint8_t> bytes;
   if (o.to == "json") {
     const std::string text = catalog::dump_json(l.catalog);

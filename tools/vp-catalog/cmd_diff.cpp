@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
-#include "load.hpp"
+#include "vp/cli/catalog_file.hpp"
 #include "vp/catalog/diff.hpp"
-#include "vp/topology/errors.hpp"
+#include "vp/base/errors.hpp"
 
 namespace vp::catalog_cli {
 
@@ -17,7 +17,7 @@ struct DiffCommandOptions {
 };
 
 int run(const DiffCommandOptions& o) {
-  const Loaded a = load_catalog(o.a), b = load_catalog(o.b);
+  const vp::cli::LoadedCatalog a = vp::cli::load_catalog(o.a), b = vp::cli::load_catalog(o.b);
   catalog::DiffOptions options;
   options.max_items = o.max_items;
   const std::vector<std::string> lines = catalog::diff_catalogs(a.catalog, b.catalog, options);

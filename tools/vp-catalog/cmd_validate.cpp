@@ -4,10 +4,10 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
-#include "load.hpp"
+#include "vp/cli/catalog_file.hpp"
 #include "vp/catalog/errors.hpp"
 #include "vp/catalog/writer.hpp"
-#include "vp/topology/errors.hpp"
+#include "vp/base/errors.hpp"
 
 namespace vp::catalog_cli {
 
@@ -21,7 +21,7 @@ struct ValidateOptions {
 
 int run(const ValidateOptions& o) {
   if (!o.cluster.empty() && o.against.empty()) throw UsageError("--cluster needs --against");
-  const Loaded l = load_catalog(o.file);
+  const vp::cli::LoadedCatalog l = vp::cli::load_catalog(o.file);
   if (!l.binary) {  // a JSON mirror: the format's rules, through the writer
     try {
       catalog::write_catalog(l.catalog);

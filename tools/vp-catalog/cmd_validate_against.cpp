@@ -7,8 +7,8 @@
 #include "commands.hpp"
 #include "vp/catalog/diff.hpp"
 #include "vp/catalog/errors.hpp"
-#include "vp/catalog/rebuild.hpp"
-#include "vp/topology/errors.hpp"
+#include "vp/analysis/rebuild.hpp"
+#include "vp/base/errors.hpp"
 
 namespace vp::catalog_cli {
 

@@ -3,19 +3,21 @@
 //
 //   vp-plan --catalog cluster.vpcat --demand D.json --json
 //
-// Exit codes (vp::ExitCode): 0 ok, 1 usage, 2 unreadable or invalid input
-// (catalog, demand file, a demand the planner refuses), 4 internal error.
+// Exit codes (vp::ExitCode, vp::cli::run_main): 0 ok, 1 usage, 2 unreadable
+// or malformed input (catalog file, demand file, a demand the planner
+// refuses), 3 invalid catalog, 4 internal error.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
-#include <exception>
 #include <string>
 
-#include "demand_file.hpp"
 #include "plan_json.hpp"
-#include "vp/topology/errors.hpp"
+#include "vp/base/errors.hpp"
+#include "vp/cli/catalog_file.hpp"
+#include "vp/cli/demand_file.hpp"
+#include "vp/cli/run_main.hpp"
 #include "vpcat/mapped_file.hpp"
 #include "vpcat/planner.hpp"
 
@@ -28,27 +30,12 @@ struct Options {
   vpcat::PlanOptions plan;
 };
 
-// A refusal of the planner, as "file:line: what (why)" at the line of the
-// demand entry it names (PlanStatus' fields), else at "gpus".
-vp::InputError demand_error(const vp::plan_cli::DemandFile& d, const vpcat::PlanStatus& s) {
-  int line = d.gpus_line;
-  if (!d.dense && s.entry_index() < d.lines.size()) line = d.lines[s.entry_index()];
-  else if (s.names_cell()) line = d.line_of(s.entry_src(), s.entry_dst());
-  std::string what = s.message();
-  const std::string::size_type colon = what.find(": ");
-  if (colon != std::string::npos && what.rfind("demand", 0) == 0) what = what.substr(colon + 2);
-  return vp::InputError(d.path, line, what);
-}
-
 int run(const Options& o) {
   vpcat::CatalogFile file;
-  if (vpcat::Status s = vpcat::CatalogFile::open(o.catalog.c_str(), &file); !s.ok()) {
-    const std::string m = s.message();
-    throw vp::InputError(o.catalog, 0, m.rfind(o.catalog + ": ", 0) == 0 ? m.substr(o.catalog.size() + 2) : m);
-  }
+  vp::cli::open_catalog_file(o.catalog, file);
   vpcat::Planner planner;
   if (vpcat::PlanStatus s = planner.init(file.view()); !s.ok()) throw vp::InputError(o.catalog, 0, s.message());
-  const vp::plan_cli::DemandFile demand = vp::plan_cli::read_demand_file(o.demand);
+  const vp::cli::DemandFile demand = vp::cli::read_demand_file(o.demand);
   vpcat::Plan plan;
   double best_us = 0;
   for (unsigned r = 0; r < o.repeat; ++r) {
@@ -57,7 +44,7 @@ int run(const Options& o) {
     const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
     if (!s.ok()) {
       if (s.code() == vpcat::PlanError::bad_options) throw vp::UsageError(s.message());
-      throw demand_error(demand, s);
+      throw demand.refusal(s);
     }
     if (r == 0 || us < best_us) best_us = us;
   }
@@ -80,7 +67,6 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  using vp::ExitCode;
   CLI::App app{"vp-plan: plan an AlltoAllv demand on a VarioPath catalog (contention-free channel steps)", "vp-plan"};
   Options o;
   app.add_option("--catalog", o.catalog, "The cluster's catalog (.vpcat, from vp-analyze)")->required();
@@ -104,22 +90,5 @@ int main(int argc, char** argv) {
       ->excludes(shared);
   app.add_option("--repeat", o.repeat, "Plan this many times and report the fastest (default 1)")
       ->check(CLI::Range(1u, 1000000u));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : static_cast<int>(ExitCode::usage);
-  }
-  try {
-    return run(o);
-  } catch (const vp::InputError& e) {
-    fmt::print(stderr, "vp-plan: error: {}\n", e.what());
-    return static_cast<int>(ExitCode::bad_input);
-  } catch (const vp::UsageError& e) {
-    fmt::print(stderr, "vp-plan: error: {}\n", e.what());
-    return static_cast<int>(ExitCode::usage);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "vp-plan: internal error: {}\n", e.what());
-    return static_cast<int>(ExitCode::internal);
-  }
+  return vp::cli::run_main({"vp-plan", vp::cli::Catalogs::read}, app, argc, argv, [&] { return run(o); });
 }

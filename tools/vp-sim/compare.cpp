@@ -9,7 +9,7 @@
 #include "vp/sim/baselines.hpp"
 #include "vp/sim/check_schedule.hpp"
 #include "vp/sim/variopath.hpp"
-#include "vp/topology/errors.hpp"
+#include "vp/base/errors.hpp"
 
 namespace vp::sim_cli {
 

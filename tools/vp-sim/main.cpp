@@ -6,25 +6,26 @@
 //   vp-sim --catalog cluster.vpcat --demand D.json --schedulers all --json
 //   vp-sim --catalog cluster.vpcat --workload moe:zipf=1.2,hidden=4096
 //
-// Exit codes (vp::ExitCode): 0 ok, 1 usage, 2 unreadable or invalid input
-// (catalog, demand file, a demand the planner refuses), 4 internal error
-// (a schedule that fails check_schedule is one).
+// Exit codes (vp::ExitCode, vp::cli::run_main): 0 ok, 1 usage, 2 unreadable
+// or malformed input (catalog file, demand file, a demand the planner
+// refuses), 3 invalid catalog, 4 internal error (a schedule that fails
+// check_schedule is one).
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <exception>
 #include <string>
 
 #include "compare.hpp"
 #include "contention_file.hpp"
-#include "demand_file.hpp"
 #include "report.hpp"
-#include "vp/catalog/errors.hpp"
+#include "vp/base/errors.hpp"
 #include "vp/catalog/reader.hpp"
+#include "vp/cli/catalog_file.hpp"
+#include "vp/cli/demand_file.hpp"
+#include "vp/cli/run_main.hpp"
 #include "vp/sim/catalog_topology.hpp"
 #include "vp/sim/variopath.hpp"
-#include "vp/topology/errors.hpp"
 #include "vpcat/mapped_file.hpp"
 #include "workload_spec.hpp"
 
@@ -37,9 +38,8 @@ struct Options {
 };
 
 // The demand file as the simulator's Demand, its GPU count checked.
-vp::sim::Demand file_demand(const vp::plan_cli::DemandFile& f, std::size_t gpus) {
-  if (f.gpus != gpus)
-    throw vp::InputError(f.path, f.gpus_line, fmt::format("\"gpus\" is {}, the catalog has {} GPUs", f.gpus, gpus));
+vp::sim::Demand file_demand(const vp::cli::DemandFile& f, std::size_t gpus) {
+  if (f.gpus != gpus) throw f.error_at_gpus(fmt::format("\"gpus\" is {}, the catalog has {} GPUs", f.gpus, gpus));
   vp::sim::Demand d(gpus);
   if (f.dense) {
     for (std::size_t s = 0; s < gpus; ++s)
@@ -53,12 +53,12 @@ vp::sim::Demand file_demand(const vp::plan_cli::DemandFile& f, std::size_t gpus)
 }
 
 int run(Options o) {
+  if (o.demand.empty() == o.workload.empty()) throw vp::UsageError("give --demand FILE or --workload SPEC");
+  if ((o.model == "contention") != !o.contention.empty())
+    throw vp::UsageError("--contention FILE goes with --model contention, and only with it");
   if (o.model == "contention") o.compare.sim.contention = vp::sim_cli::read_contention_file(o.contention);
   vpcat::CatalogFile file;
-  if (vpcat::Status s = vpcat::CatalogFile::open(o.catalog.c_str(), &file); !s.ok()) {
-    const std::string m = s.message();
-    throw vp::InputError(o.catalog, 0, m.rfind(o.catalog + ": ", 0) == 0 ? m.substr(o.catalog.size() + 2) : m);
-  }
+  vp::cli::open_catalog_file(o.catalog, file);
   const vp::Topology topology = vp::sim::catalog_topology(vp::catalog::to_catalog(file.view()), o.catalog);
   vpcat::Planner planner;
   if (vpcat::PlanStatus s = planner.init(file.view()); !s.ok()) throw vp::InputError(o.catalog, 0, s.message());
@@ -74,9 +74,9 @@ int run(Options o) {
   info.contention_file = o.contention;
   info.contention = o.compare.sim.contention;
   std::vector<vp::sim::Demand> demands;
-  vp::plan_cli::DemandFile demand_file;
+  vp::cli::DemandFile demand_file;
   if (!o.demand.empty()) {
-    demand_file = vp::plan_cli::read_demand_file(o.demand);
+    demand_file = vp::cli::read_demand_file(o.demand);
     demands.push_back(file_demand(demand_file, info.gpus));
     info.demand_file = o.demand;
   } else {
@@ -90,14 +90,7 @@ int run(Options o) {
       calls.push_back(vp::sim_cli::compare(topology, planner, d, schedulers, o.compare));
     } catch (const vp::sim::PlanRefused& e) {
       if (o.demand.empty()) throw;
-      // A refusal that names an entry: point at its line in the file.
-      const vpcat::PlanStatus& s = e.status();
-      throw vp::InputError(o.demand, s.names_cell() ? demand_file.line_of(s.entry_src(), s.entry_dst())
-                                                    : demand_file.gpus_line,
-                           e.reason());
-    } catch (const vp::InputError& e) {
-      if (o.demand.empty()) throw;
-      throw vp::InputError(o.demand, demand_file.gpus_line, e.reason());
+      throw demand_file.refusal(e.status());  // at the entry it names
     }
   }
   const std::string text =
@@ -109,7 +102,6 @@ int run(Options o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  using vp::ExitCode;
   CLI::App app{"vp-sim: simulate VarioPath's plan and the baselines (fan-out, NCCL, SpreadOut, FAST-like, DeepEP "
                "NVLink-style, DeepEP PCIe mode) "
                "of an AlltoAllv demand on a catalog's cluster, against the cut lower bound",
@@ -152,28 +144,5 @@ int main(int argc, char** argv) {
                  "simulator/contention.json); required with --model contention");
   app.add_flag("--json", o.json, "Print JSON (schemas/sim.schema.json) instead of a table");
   app.add_flag("--allow-shared", o.compare.plan.allow_shared, "VarioPath plans may end with one shared step (vp-plan --allow-shared)");
-  try {
-    app.parse(argc, argv);
-    if (o.demand.empty() == o.workload.empty()) throw CLI::ValidationError("give --demand FILE or --workload SPEC");
-    if ((o.model == "contention") != !o.contention.empty())
-      throw CLI::ValidationError("--contention FILE goes with --model contention, and only with it");
-  } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : static_cast<int>(ExitCode::usage);
-  }
-  try {
-    return run(o);
-  } catch (const vp::InputError& e) {
-    fmt::print(stderr, "vp-sim: error: {}\n", e.what());
-    return static_cast<int>(ExitCode::bad_input);
-  } catch (const vp::catalog::CatalogError& e) {
-    fmt::print(stderr, "vp-sim: error: {}\n", e.what());
-    return static_cast<int>(ExitCode::bad_input);
-  } catch (const vp::UsageError& e) {
-    fmt::print(stderr, "vp-sim: error: {}\n", e.what());
-    return static_cast<int>(ExitCode::usage);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "vp-sim: internal error: {}\n", e.what());
-    return static_cast<int>(ExitCode::internal);
-  }
+  return vp::cli::run_main({"vp-sim", vp::cli::Catalogs::read}, app, argc, argv, [&] { return run(o); });
 }

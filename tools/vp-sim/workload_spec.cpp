@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "vp/sim/workloads.hpp"
-#include "vp/topology/errors.hpp"
+#include "vp/base/errors.hpp"
 
 namespace vp::sim_cli {
 

@@ -1,4 +1,4 @@
-// vp::catalog::rebuild_catalog (declared by the catalog library): the
+// vp::catalog::rebuild_catalog (vp/analysis/rebuild.hpp): the
 // analysis `vp-analyze` would run today for a topology, a cluster and the
 // options recorded in a catalog's provenance.
 //
@@ -7,7 +7,7 @@
 // apply_options() sees it, so that a damaged or forged catalog is reported
 // as invalid (never a float-to-integer overflow, never an analysis of
 // absurd size, never a usage error blamed on the user).
-#include "vp/catalog/rebuild.hpp"
+#include "vp/analysis/rebuild.hpp"
 
 #include <fmt/format.h>
 

@@ -11,6 +11,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "vp/base/json_document.hpp"
 #include "vp/topology/errors.hpp"
 
 namespace vp {
@@ -170,7 +171,8 @@ void check_spec(const ClusterSpec& spec, const std::string& origin) {
 
 // ---------------------------------------------------------------------------
 // Reading the description. Errors name a path into the document
-// ("nodes[1].names: ..."); load_cluster_spec() adds the file.
+// ("nodes[1].names: ..."); load_cluster_spec() adds the file, the line and
+// the column (vp/base/json_document.hpp).
 
 using Json = nlohmann::ordered_json;
 
@@ -222,22 +224,6 @@ std::uint64_t positive_int(const Json& v, const std::string& where, std::uint64_
   if (!v.is_number_unsigned() || v.get<std::uint64_t>() < 1 || v.get<std::uint64_t>() > max)
     bad(where, fmt::format("must be an integer from 1 to {}, got {}", max, describe(v)));
   return v.get<std::uint64_t>();
-}
-
-Json parse(const std::string& path, const std::string& content) {
-  try {
-    return Json::parse(content);
-  } catch (const nlohmann::json::parse_error& e) {
-    std::size_t offset = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, content.size());
-    int line =
-        1 + static_cast<int>(std::count(content.begin(), content.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
-    // nlohmann's message after its "[json.exception...] parse error at line L, column C: " prefix.
-    std::string_view what = e.what();
-    std::size_t colon = what.find(": ", what.find("parse error"));
-    throw InputError(
-        path, line,
-        fmt::format("malformed JSON ({})", colon == std::string_view::npos ? what : what.substr(colon + 2)));
-  }
 }
 
 void read_header(const Json& doc) {
@@ -479,7 +465,8 @@ std::vector<std::string> expand_hostlist(std::string_view expr, const std::strin
 }
 
 ClusterSpec load_cluster_spec(const std::string& path, const Topology* default_node_type, const ImportOptions& opts) {
-  Json doc = parse(path, read_file(path));
+  const json::Document text(path, read_file(path));
+  const Json& doc = text.root();
   ClusterSpec spec;
   try {
     read_header(doc);
@@ -487,7 +474,7 @@ ClusterSpec load_cluster_spec(const std::string& path, const Topology* default_n
     spec.nodes = read_cluster_nodes(doc, spec.node_types);
     read_fabric(doc, spec);
   } catch (const SpecError& e) {
-    throw InputError(path, 0, e.where + ": " + e.what);
+    throw text.error_at(json::parse_path(e.where), e.where + ": " + e.what);
   }
   check_spec(spec, path);
   return spec;

@@ -9,7 +9,8 @@
 // output-only; when present they must agree with the model.
 //
 // Every error the reader finds is an InputError naming the file, the line
-// where the offending value starts, and a path into the document:
+// and column where the offending value starts (then that line and a caret),
+// and a path into the document:
 // "links[5].capacity_gbps: must be a positive number, got -3". The model rules
 // that only finalize() knows (which kind may hang below which, at least one
 // GPU) pass through with its message and line 0.
@@ -26,6 +27,7 @@
 #include <span>
 #include <variant>
 
+#include "vp/base/json_document.hpp"
 #include "vp/import/import.hpp"
 #include "vp/topology/errors.hpp"
 #include "vp/topology/routes.hpp"
@@ -41,110 +43,18 @@ constexpr std::int64_t kVersion = 1;
 constexpr std::int64_t kMaxId = kNone - 1;
 
 // ---------------------------------------------------------------------------
-// Places in the document
+// Places in the document (the located-JSON front end, vp/base/json_document.hpp)
 
-using PathSegment = std::variant<std::string, std::size_t>;  // object key or array index
-using JsonPath = std::vector<PathSegment>;
+using PathSegment = json::Segment;  // object key or array index
+using JsonPath = json::Path;
+using json::format_path;
 
-// "links[5].capacity_gbps"; "document" for the root.
-std::string format_path(const JsonPath& path) {
-  if (path.empty()) return "document";
-  std::string out;
-  for (const PathSegment& seg : path) {
-    if (const auto* key = std::get_if<std::string>(&seg)) {
-      if (!out.empty()) out += '.';
-      out += *key;
-    } else {
-      out += fmt::format("[{}]", std::get<std::size_t>(seg));
-    }
-  }
-  return out;
-}
-
-// A problem at a place in the document; import_json() adds the file and line.
+// A problem at a place in the document; import_json() adds the file, line
+// and column.
 struct DocError {
   JsonPath where;
   std::string what;
 };
-
-// ---- locating a path in the text (only on error, so the happy path never
-// pays for positions). The text is valid JSON: nlohmann parsed it.
-
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-std::size_t skip_space(std::string_view s, std::size_t pos) {
-  while (pos < s.size() && is_space(s[pos])) ++pos;
-  return pos;
-}
-
-// `pos` at an opening quote; returns the position after the closing one.
-std::size_t skip_string(std::string_view s, std::size_t pos) {
-  for (++pos; pos < s.size(); ++pos) {
-    if (s[pos] == '\\')
-      ++pos;
-    else if (s[pos] == '"')
-      return pos + 1;
-  }
-  return s.size();
-}
-
-// `pos` at the start of a value; returns the position after it (iterative,
-// so deep nesting cannot exhaust the stack).
-std::size_t skip_value(std::string_view s, std::size_t pos) {
-  if (pos >= s.size()) return pos;
-  if (s[pos] == '"') return skip_string(s, pos);
-  if (s[pos] != '{' && s[pos] != '[') {
-    while (pos < s.size() && !is_space(s[pos]) && s[pos] != ',' && s[pos] != '}' && s[pos] != ']') ++pos;
-    return pos;
-  }
-  int depth = 0;
-  while (pos < s.size()) {
-    char c = s[pos];
-    if (c == '"') {
-      pos = skip_string(s, pos);
-      continue;
-    }
-    if (c == '{' || c == '[') ++depth;
-    if ((c == '}' || c == ']') && --depth == 0) return pos + 1;
-    ++pos;
-  }
-  return pos;
-}
-
-// Start of the member `seg` of the container starting at `pos`, or npos.
-// Keys are compared as written (a key spelled with escapes is not found and
-// the error points at the enclosing value instead).
-std::size_t find_member(std::string_view s, std::size_t pos, const PathSegment& seg) {
-  const auto* key = std::get_if<std::string>(&seg);
-  if (pos >= s.size() || s[pos] != (key ? '{' : '[')) return std::string_view::npos;
-  pos = skip_space(s, pos + 1);
-  for (std::size_t index = 0; pos < s.size() && s[pos] != '}' && s[pos] != ']'; ++index) {
-    bool match = false;
-    if (key) {
-      std::size_t end = skip_string(s, pos);
-      match = end >= pos + 2 && s.substr(pos + 1, end - pos - 2) == *key;
-      pos = skip_space(s, skip_space(s, end) + 1);  // past ':'
-    } else {
-      match = index == std::get<std::size_t>(seg);
-    }
-    if (match) return pos;
-    pos = skip_space(s, skip_value(s, pos));
-    if (pos < s.size() && s[pos] == ',') pos = skip_space(s, pos + 1);
-  }
-  return std::string_view::npos;
-}
-
-// 1-based line where the value at `where` starts (or the deepest enclosing
-// value that exists).
-int line_of(std::string_view text, const JsonPath& where) {
-  std::size_t pos = skip_space(text, 0);
-  for (const PathSegment& seg : where) {
-    std::size_t member = find_member(text, pos, seg);
-    if (member == std::string_view::npos) break;
-    pos = member;
-  }
-  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(pos), '\n'));
-}
 
 // ---------------------------------------------------------------------------
 // Typed access to a JSON value that knows where it is
@@ -781,26 +691,6 @@ void check_derived(const Value& doc, const Topology& t) {
 // ---------------------------------------------------------------------------
 // Parsing
 
-// nlohmann's message without its "[json.exception.parse_error.101] parse
-// error at line 1, column 2: " prefix (we report the line ourselves).
-std::string parse_error_detail(const nlohmann::json::parse_error& e) {
-  std::string_view what = e.what();
-  std::size_t start = what.find("parse error");
-  std::size_t colon = start == std::string_view::npos ? start : what.find(": ", start);
-  return std::string(colon == std::string_view::npos ? what : what.substr(colon + 2));
-}
-
-Json parse(const std::string& path, std::string_view content) {
-  try {
-    return Json::parse(content);
-  } catch (const nlohmann::json::parse_error& e) {
-    std::size_t offset = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, content.size());
-    int line =
-        1 + static_cast<int>(std::count(content.begin(), content.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
-    throw InputError(path, line, "malformed JSON (" + parse_error_detail(e) + ")");
-  }
-}
-
 // ---------------------------------------------------------------------------
 // Writing
 
@@ -905,7 +795,8 @@ nlohmann::ordered_json topology_to_json(const Topology& t) {
 }
 
 Topology import_json(const std::string& path, std::string_view content, const ImportOptions& opts) {
-  Json doc = parse(path, content);
+  const json::Document text(path, std::string(content));
+  const Json& doc = text.root();
   try {
     Value root(doc, {});
     Topology t = read_document(root, path, opts);
@@ -913,7 +804,7 @@ Topology import_json(const std::string& path, std::string_view content, const Im
     check_derived(root, t);
     return t;
   } catch (const DocError& e) {
-    throw InputError(path, line_of(content, e.where), format_path(e.where) + ": " + e.what);
+    throw text.error_at(e.where, format_path(e.where) + ": " + e.what);
   } catch (const nlohmann::json::exception& e) {
     // Every access above checks types first; this is a safety net only.
     throw InputError(path, 0, fmt::format("unexpected JSON value ({})", e.what()));

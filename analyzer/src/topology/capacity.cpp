@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "vp/base/json_document.hpp"
 #include "vp/topology/errors.hpp"
 
 namespace vp {
@@ -90,20 +91,16 @@ void CapacityDefaults::set(const std::string& key, double value, const std::stri
 }
 
 void CapacityDefaults::load_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw InputError(path, 0, "cannot read (no such file or permission denied)");
-  std::stringstream buf;
-  buf << f.rdbuf();
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(buf.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(path, 0, fmt::format("malformed JSON ({})", e.what()));
-  }
-  if (!doc.is_object()) throw InputError(path, 0, "expected an object of KEY: number");
-  for (const auto& [key, value] : doc.items()) {
-    if (!value.is_number()) throw InputError(path, 0, fmt::format("{}: must be a number", key));
-    set(key, value.get<double>(), path);
+  // Errors point at the offending value (vp/base/json_document.hpp).
+  const json::Document doc = json::Document::read_file(path);
+  if (!doc.root().is_object()) throw doc.error_at({}, "expected an object of KEY: number");
+  for (const auto& [key, value] : doc.root().items()) {
+    if (!value.is_number()) throw doc.error_at({key}, fmt::format("{}: must be a number", key));
+    try {
+      set(key, value.get<double>(), path);
+    } catch (const InputError& e) {
+      throw doc.error_at({key}, e.reason());
+    }
   }
 }
 

@@ -20,56 +20,19 @@
 #include <cstdio>
 #include <cstring>
 
+#include "vpcat/detail/message.hpp"
 #include "vpcat/format.hpp"
 #include "vpcat/version.hpp"
 
 namespace vpcat {
 inline namespace v1 {
 
+// The codes, names and base messages: vpcat/status_codes.def, the one error
+// catalogue of the runtime (and of vpcat.h).
 enum class Error : std::uint16_t {
-  ok = 0,
-  io_error = 1,
-  file_too_large = 2,
-  truncated = 3,
-  bad_magic = 4,
-  unsupported_major = 5,
-  needs_newer_reader = 6,
-  bad_header = 7,
-  trailing_bytes = 8,
-  bad_header_checksum = 9,
-  reserved_nonzero = 10,
-  reserved_flag = 11,
-  too_many_sections = 12,
-  section_order = 13,
-  section_out_of_bounds = 14,
-  section_misaligned = 15,
-  section_overlap = 16,
-  nonzero_padding = 17,
-  bad_section_checksum = 18,
-  unknown_section = 19,
-  missing_section = 20,
-  bad_record_size = 21,
-  count_exceeds_size = 22,
-  bad_section_size = 23,
-  bad_string = 24,
-  bad_string_ref = 25,
-  bad_range = 26,
-  bad_id = 27,
-  bad_enum = 28,
-  bad_number = 29,
-  bad_tree = 30,
-  bad_link = 31,
-  bad_route = 32,
-  bad_permutation = 33,
-  bad_orbit = 34,
-  bad_pattern = 35,
-  bad_order = 36,
-  bad_fabric = 37,
-  bad_count = 38,
-  limit_exceeded = 39,
-  bad_decimal = 40,
+#define VPCAT_READER_STATUS(name, c_constant, code, message) name = code,
+#include "vpcat/status_codes.def"
 };
-inline constexpr std::uint16_t kLastError = 40;
 
 struct ErrorInfo {
   Error code;
@@ -78,49 +41,20 @@ struct ErrorInfo {
 };
 
 inline constexpr ErrorInfo kErrors[] = {
-    {Error::ok, "ok", "ok"},
-    {Error::io_error, "io_error", "cannot read the file"},
-    {Error::file_too_large, "file_too_large", "file exceeds the size limit"},
-    {Error::truncated, "truncated", "file is truncated"},
-    {Error::bad_magic, "bad_magic", "not a .vpcat file"},
-    {Error::unsupported_major, "unsupported_major", "unsupported format major version"},
-    {Error::needs_newer_reader, "needs_newer_reader", "file needs a newer reader"},
-    {Error::bad_header, "bad_header", "malformed header field"},
-    {Error::trailing_bytes, "trailing_bytes", "file is longer than its header declares"},
-    {Error::bad_header_checksum, "bad_header_checksum", "header checksum mismatch"},
-    {Error::reserved_nonzero, "reserved_nonzero", "reserved bytes are not zero"},
-    {Error::reserved_flag, "reserved_flag", "reserved flag bit is set"},
-    {Error::too_many_sections, "too_many_sections", "too many sections"},
-    {Error::section_order, "section_order", "section table is not in increasing type order"},
-    {Error::section_out_of_bounds, "section_out_of_bounds", "section lies outside the file"},
-    {Error::section_misaligned, "section_misaligned", "section offset is not 8-byte aligned"},
-    {Error::section_overlap, "section_overlap", "sections overlap"},
-    {Error::nonzero_padding, "nonzero_padding", "padding between sections is not zero"},
-    {Error::bad_section_checksum, "bad_section_checksum", "section checksum mismatch"},
-    {Error::unknown_section, "unknown_section", "unknown section type that may not be skipped"},
-    {Error::missing_section, "missing_section", "required section is missing"},
-    {Error::bad_record_size, "bad_record_size", "unsupported record size"},
-    {Error::count_exceeds_size, "count_exceeds_size", "count exceeds the section size"},
-    {Error::bad_section_size, "bad_section_size", "section size does not match its contents"},
-    {Error::bad_string, "bad_string", "malformed string table"},
-    {Error::bad_string_ref, "bad_string_ref", "string index out of range"},
-    {Error::bad_range, "bad_range", "record range does not match the layout"},
-    {Error::bad_id, "bad_id", "id out of range"},
-    {Error::bad_enum, "bad_enum", "unknown enumeration value"},
-    {Error::bad_number, "bad_number", "number out of range"},
-    {Error::bad_tree, "bad_tree", "malformed PCIe tree"},
-    {Error::bad_link, "bad_link", "malformed link"},
-    {Error::bad_route, "bad_route", "malformed route"},
-    {Error::bad_permutation, "bad_permutation", "generator is not a kind-preserving permutation"},
-    {Error::bad_orbit, "bad_orbit", "malformed orbit"},
-    {Error::bad_pattern, "bad_pattern", "malformed local pattern"},
-    {Error::bad_order, "bad_order", "records are not in canonical order"},
-    {Error::bad_fabric, "bad_fabric", "fabric is inconsistent with the nodes"},
-    {Error::bad_count, "bad_count", "inconsistent count"},
-    {Error::limit_exceeded, "limit_exceeded", "a configured limit is exceeded"},
-    {Error::bad_decimal, "bad_decimal", "not a decimal integer"},
+#define VPCAT_READER_STATUS(name, c_constant, code, message) {Error::name, #name, message},
+#include "vpcat/status_codes.def"
 };
-static_assert(sizeof(kErrors) / sizeof(kErrors[0]) == kLastError + 1);
+inline constexpr std::uint16_t kLastError = static_cast<std::uint16_t>(sizeof(kErrors) / sizeof(kErrors[0]) - 1);
+
+namespace detail {
+// error_info() indexes kErrors by code: the reader's codes are 0, 1, 2, ...
+constexpr bool dense_error_codes() {
+  for (std::uint16_t i = 0; i <= kLastError; ++i)
+    if (static_cast<std::uint16_t>(kErrors[i].code) != i) return false;
+  return true;
+}
+static_assert(dense_error_codes(), "vpcat/status_codes.def: reader codes must be 0, 1, 2, ... in order");
+}  // namespace detail
 
 inline const ErrorInfo& error_info(Error e) noexcept {
   const auto i = static_cast<std::uint16_t>(e);
@@ -186,22 +120,8 @@ class Status {
   Status(Error code, std::uint32_t section, std::uint64_t offset, const char* where, const char* detail,
          std::va_list args) noexcept
       : code_(code), section_(section), offset_(offset) {
-    int n;
-    if (offset == kNoOffset)
-      n = std::snprintf(message_, sizeof message_, "%s: %s", where, error_info(code).message);
-    else
-      n = std::snprintf(message_, sizeof message_, "%s at offset 0x%llx: %s", where,
-                        static_cast<unsigned long long>(offset), error_info(code).message);
-    if (detail == nullptr || n < 0 || static_cast<std::size_t>(n) + 4 >= sizeof message_) return;
-    auto used = static_cast<std::size_t>(n);
-    message_[used++] = ' ';
-    message_[used++] = '(';
-    int d = std::vsnprintf(message_ + used, sizeof message_ - used - 1, detail, args);
-    if (d < 0) d = 0;
-    used += static_cast<std::size_t>(d);
-    if (used > sizeof message_ - 2) used = sizeof message_ - 2;  // vsnprintf truncated the detail
-    message_[used++] = ')';
-    message_[used] = '\0';
+    detail::format_message(message_, sizeof message_, where, offset != kNoOffset, static_cast<unsigned long long>(offset),
+                           error_info(code).message, detail, args);
   }
 
   void copy_message(const Status& o) noexcept {

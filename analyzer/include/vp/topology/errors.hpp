@@ -1,46 +1,6 @@
-// Errors raised by the analyzer side (importers, model validation, CLI).
-//
-// Every error that reaches a user reads "where: what (why)": the file, the
-// line when there is one, and the reason. The CLI maps the error kind to an
-// exit code (see ExitCode); nothing else decides exit codes.
+// The analyzer's errors are the shared ones (base/include/vp/base/errors.hpp):
+// vp::InputError, vp::UsageError and vp::ExitCode, kept under this name for
+// the analyzer's sources.
 #pragma once
 
-#include <stdexcept>
-#include <string>
-
-namespace vp {
-
-// Process exit codes shared by every vp-* tool.
-enum class ExitCode : int {
-  ok = 0,
-  usage = 1,      // bad command line
-  bad_input = 2,  // unreadable or malformed input file
-  invalid = 3,    // a catalog that is readable but invalid or mismatched
-  internal = 4,   // a bug: an invariant of ours failed
-};
-
-// A problem with an input file (or an input value). `file` may be empty when
-// the input is not a file (e.g. a command-line value); `line` is 0 when the
-// format has no meaningful line (e.g. a binary file).
-class InputError : public std::runtime_error {
- public:
-  InputError(std::string file, int line, std::string reason);
-
-  const std::string& file() const noexcept { return file_; }
-  int line() const noexcept { return line_; }
-  const std::string& reason() const noexcept { return reason_; }
-
- private:
-  std::string file_;
-  int line_;
-  std::string reason_;
-};
-
-// A bad command line (unknown option value, missing input, conflicting
-// options). Exit code 1.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-}  // namespace vp
+#include "vp/base/errors.hpp"

@@ -1,25 +1,29 @@
 // Errors of the catalog library (writer, reader, JSON mirror, files).
 //
-// Every message reads "where: what (why)". The kind tells a tool which exit
-// code to use: `unreadable` (cannot open or parse: exit 2) or `invalid` (read
-// but breaks a format rule, or a mismatch: exit 3).
+// Every message reads "where: what (why)". The kind decides the exit code
+// (exit_code(), used by every tool's run_main()): `unreadable` (cannot open
+// or parse: exit 2) or `invalid` (read but breaks a format rule, or a
+// mismatch: exit 3).
 #pragma once
 
-#include <stdexcept>
 #include <string>
 
+#include "vp/base/errors.hpp"
 #include "vpcat/status.hpp"
 
 namespace vp::catalog {
 
-class CatalogError : public std::runtime_error {
+class CatalogError : public ToolError {
  public:
   enum class Kind { unreadable, invalid };
 
   CatalogError(Kind kind, const std::string& message, vpcat::Error code = vpcat::Error::ok)
-      : std::runtime_error(message), kind_(kind), code_(code) {}
+      : ToolError(message), kind_(kind), code_(code) {}
 
   Kind kind() const noexcept { return kind_; }
+  ExitCode exit_code() const noexcept override {
+    return kind_ == Kind::unreadable ? ExitCode::bad_input : ExitCode::invalid;
+  }
   // The verifier's code for binary input; ok for other failures.
   vpcat::Error code() const noexcept { return code_; }
 

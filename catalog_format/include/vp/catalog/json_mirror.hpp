@@ -28,8 +28,10 @@ Json to_json(const Catalog& c);
 // to check (write_catalog verifies).
 Catalog from_json(const Json& j, const std::string& origin = "");
 
-// Parse JSON text; a syntax error is CatalogError(unreadable) "ORIGIN:
-// malformed JSON (...)".
+// Parse JSON text (vp/base/json_document.hpp): a syntax error is
+// CatalogError(unreadable) "ORIGIN:LINE:COL: malformed JSON (...)", a shape
+// error CatalogError(invalid) "ORIGIN:LINE:COL: PATH: what"; both followed by
+// the offending line and a caret.
 Catalog parse_json_catalog(const std::string& text, const std::string& origin = "");
 
 // to_json(c).dump(2) and a final newline.

@@ -19,24 +19,18 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "vpcat/detail/message.hpp"
 #include "vpcat/version.hpp"
 
 namespace vpcat {
 inline namespace v1 {
 
+// The codes, names and base messages: vpcat/status_codes.def, the one error
+// catalogue of the runtime (and of vpcat.h).
 enum class PlanError : std::uint16_t {
   ok = 0,
-  not_ready = 100,            // plan() or a query before a successful init()
-  unsupported_catalog = 101,  // the catalog exceeds a planner limit (docs/planner.md "Limits")
-  out_of_memory = 102,        // a buffer could not be allocated
-  bad_options = 103,          // a PlanOptions field is out of range
-  empty_demand = 104,         // no GPUs, or no matrix
-  demand_size = 105,          // the demand's GPU count is not the catalog's
-  bad_demand_value = 106,     // negative, NaN, infinite or fractional bytes (double API)
-  bad_demand_entry = 107,     // a sparse entry names a GPU that does not exist
-  demand_overflow = 108,      // an entry or the off-diagonal total exceeds 2^63 bytes
-  unroutable = 109,           // inter-node bytes at a node without a NIC that carries GPU traffic
-  step_limit = 110,           // the plan needs more steps than PlanOptions::max_steps
+#define VPCAT_PLAN_STATUS(name, c_constant, code, message) name = code,
+#include "vpcat/status_codes.def"
 };
 
 struct PlanErrorInfo {
@@ -47,17 +41,8 @@ struct PlanErrorInfo {
 
 inline constexpr PlanErrorInfo kPlanErrors[] = {
     {PlanError::ok, "ok", "ok"},
-    {PlanError::not_ready, "not_ready", "planner is not initialized"},
-    {PlanError::unsupported_catalog, "unsupported_catalog", "catalog exceeds a planner limit"},
-    {PlanError::out_of_memory, "out_of_memory", "out of memory"},
-    {PlanError::bad_options, "bad_options", "invalid plan option"},
-    {PlanError::empty_demand, "empty_demand", "demand is empty"},
-    {PlanError::demand_size, "demand_size", "demand size does not match the catalog"},
-    {PlanError::bad_demand_value, "bad_demand_value", "demand entry is not a byte count"},
-    {PlanError::bad_demand_entry, "bad_demand_entry", "demand entry names no GPU of the catalog"},
-    {PlanError::demand_overflow, "demand_overflow", "byte counts overflow"},
-    {PlanError::unroutable, "unroutable", "demand cannot be routed"},
-    {PlanError::step_limit, "step_limit", "step limit exceeded"},
+#define VPCAT_PLAN_STATUS(name, c_constant, code, message) {PlanError::name, #name, message},
+#include "vpcat/status_codes.def"
 };
 
 inline const PlanErrorInfo& plan_error_info(PlanError e) noexcept {
@@ -80,20 +65,10 @@ class PlanStatus {
   {
     PlanStatus s;
     s.code_ = code;
-    int n = std::snprintf(s.message_, sizeof s.message_, "%s: %s", where, plan_error_info(code).message);
-    if (detail == nullptr || n < 0 || static_cast<std::size_t>(n) + 4 >= sizeof s.message_) return s;
-    auto used = static_cast<std::size_t>(n);
-    s.message_[used++] = ' ';
-    s.message_[used++] = '(';
     std::va_list args;
     va_start(args, detail);
-    int d = std::vsnprintf(s.message_ + used, sizeof s.message_ - used - 1, detail, args);
+    detail::format_message(s.message_, sizeof s.message_, where, false, 0, plan_error_info(code).message, detail, args);
     va_end(args);
-    if (d < 0) d = 0;
-    used += static_cast<std::size_t>(d);
-    if (used > sizeof s.message_ - 2) used = sizeof s.message_ - 2;  // the detail was truncated
-    s.message_[used++] = ')';
-    s.message_[used] = '\0';
     return s;
   }
 

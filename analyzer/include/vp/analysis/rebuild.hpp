@@ -1,7 +1,7 @@
-// The hook through which `vp-catalog validate --against` re-runs the
-// analysis. DECLARED here, IMPLEMENTED by the analyzer
-// (analyzer/src/analysis/rebuild.cpp, in the vp_analysis library, which
-// vp-catalog links).
+// The analysis `vp-catalog validate --against` re-runs: part of the
+// analyzer (analyzer/src/analysis/rebuild.cpp, the vp_analysis library,
+// which vp-catalog links). In namespace vp::catalog beside the Catalog it
+// returns.
 #pragma once
 
 #include <stdexcept>
@@ -13,7 +13,7 @@ namespace vp::catalog {
 
 // The options recorded in a catalog are not a text vp-analyze writes. The
 // caller reports it as an invalid catalog (vp-catalog: exit 3), naming the
-// file. Header-only, so that the analyzer needs none of the catalog library.
+// file.
 class RecordedOptionsError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

@@ -1,18 +1,24 @@
-#include "load.hpp"
+#include "vp/cli/catalog_file.hpp"
 
 #include <algorithm>
 #include <cctype>
-#include <iterator>
 
 #include "vp/catalog/errors.hpp"
 #include "vp/catalog/json_mirror.hpp"
 #include "vp/catalog/reader.hpp"
-#include "vpcat/format.hpp"
 
-namespace vp::catalog_cli {
+namespace vp::cli {
 
-Loaded load_catalog(const std::string& path) {
-  Loaded l;
+void open_catalog_file(const std::string& path, vpcat::CatalogFile& out) {
+  const vpcat::Status s = vpcat::CatalogFile::open(path.c_str(), &out);
+  if (s.ok()) return;
+  // The reader names the path in I/O errors and not in format errors.
+  const std::string m = s.message();
+  throw catalog::status_error(s, m.rfind(path + ": ", 0) == 0 ? std::string() : path);
+}
+
+LoadedCatalog load_catalog(const std::string& path) {
+  LoadedCatalog l;
   l.bytes = catalog::read_file_bytes(path);
   const auto first = std::find_if(l.bytes.begin(), l.bytes.end(), [](std::uint8_t c) { return !std::isspace(c); });
   l.binary = first == l.bytes.end() || *first != '{';
@@ -28,4 +34,4 @@ Loaded load_catalog(const std::string& path) {
   return l;
 }
 
-}  // namespace vp::catalog_cli
+}  // namespace vp::cli

@@ -1,0 +1,122 @@
+// What the four tools share through vp_cli (tools/common): --version, one
+// exit code per kind of error (an invalid catalog is 3 from every tool), the
+// "tool: error: ..." form of every message, CLI11's usage errors included,
+// and located JSON errors (file:line:col, the line, a caret).
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "support.hpp"
+#include "vp/base/errors.hpp"
+#include "vp/catalog/errors.hpp"
+#include "vp/cli/run_main.hpp"
+#include "vpcat/format.hpp"
+#include "vpcat/version.hpp"
+
+using vp::test::RunResult;
+using vp::test::shell_quote;
+
+namespace {
+
+const std::string kAnalyze = VP_ANALYZE_BIN;
+const std::string kCatalog = VP_CATALOG_BIN;
+const std::string kPlan = VP_PLAN_BIN;
+const std::string kSim = VP_SIM_BIN;
+
+RunResult tool(const std::string& bin, const std::string& args) { return vp::test::run(shell_quote(bin) + " " + args); }
+
+
+std::string version_of(const std::string& name, bool writes) {
+  const std::string format = fmt::format("{}.{}", vpcat::kFormatMajor, vpcat::kFormatMinor);
+  return fmt::format("{} {}.{}.{}\ncatalog format: {}reads {}.x files that need at most a {} reader (SPEC.md "
+                     "\"Compatibility\")\n",
+                     name, vpcat::kLibraryVersionMajor, vpcat::kLibraryVersionMinor, vpcat::kLibraryVersionPatch,
+                     writes ? "writes " + format + "; " : "", vpcat::kFormatMajor, format);
+}
+
+void check(const RunResult& r, int code, const std::string& err) {
+  CHECK(r.exit_code == code);
+  CHECK(r.err == err);
+  CHECK(r.out.empty());
+}
+
+}  // namespace
+
+TEST_CASE("every tool: --version prints the tool's version and the catalog format versions") {
+  for (const auto& [bin, name, writes] :
+       {std::tuple{kAnalyze, "vp-analyze", true}, std::tuple{kCatalog, "vp-catalog", true},
+        std::tuple{kPlan, "vp-plan", false}, std::tuple{kSim, "vp-sim", false}}) {
+    INFO(name);
+    const RunResult r = tool(bin, "--version");
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == version_of(name, writes));
+    CHECK(r.err.empty());
+  }
+}
+
+TEST_CASE("every tool: an invalid catalog exits 3, an unreadable one 2") {
+  const std::string bad = vp::test::fixture("corrupt/bad-header-checksum.vpcat");
+  const std::string why = "header at offset 0x3c: header checksum mismatch (stored 0x13c6de04, computed 0xa025f22c)";
+  vp::test::TempDir dir;
+  const std::string demand = dir.write("D.json", "{\"gpus\": 16, \"entries\": []}");
+  check(tool(kPlan, "--catalog " + shell_quote(bad) + " --demand " + shell_quote(demand)), 3,
+        "vp-plan: error: " + bad + ": " + why + "\n");
+  check(tool(kSim, "--catalog " + shell_quote(bad) + " --workload uniform"), 3,
+        "vp-sim: error: " + bad + ": " + why + "\n");
+  check(tool(kCatalog, "inspect " + shell_quote(bad)), 3, "vp-catalog: error: " + bad + ": " + why + "\n");
+  const std::string missing = dir.path() + "/none.vpcat";
+  check(tool(kPlan, "--catalog " + shell_quote(missing) + " --demand " + shell_quote(demand)), 2,
+        "vp-plan: error: " + missing + ": cannot read the file (open: No such file or directory)\n");
+  check(tool(kSim, "--catalog " + shell_quote(missing) + " --workload uniform"), 2,
+        "vp-sim: error: " + missing + ": cannot read the file (open: No such file or directory)\n");
+}
+
+TEST_CASE("run_main: one exit code per kind of error, for every tool") {
+  CLI::App app{"t", "vp-test"};
+  const vp::cli::Tool t{"vp-test", vp::cli::Catalogs::read};
+  char name[] = "vp-test";
+  char* argv[] = {name, nullptr};
+  auto code = [&](const std::function<int()>& body) { return vp::cli::run_main(t, app, 1, argv, body); };
+  using Kind = vp::catalog::CatalogError::Kind;
+  CHECK(code([] { return 0; }) == 0);
+  CHECK(code([]() -> int { throw vp::UsageError("--x: bad"); }) == 1);
+  CHECK(code([]() -> int { throw vp::InputError("f", 2, "bad"); }) == 2);
+  CHECK(code([]() -> int { throw vp::catalog::CatalogError(Kind::unreadable, "f: cannot read"); }) == 2);
+  // Also when vp-analyze's writer refuses what it computed: an invalid catalog.
+  CHECK(code([]() -> int { throw vp::catalog::CatalogError(Kind::invalid, "f: bad"); }) == 3);
+  CHECK(code([]() -> int { throw std::logic_error("a bug"); }) == 4);
+}
+
+TEST_CASE("every tool: CLI11's usage errors read \"tool: error: what\" and exit 1") {
+  check(tool(kPlan, "--demand D.json"), 1,
+        "vp-plan: error: --catalog is required (run 'vp-plan --help' for the options)\n");
+  check(tool(kSim, "--catalog x --bogus"), 1,
+        "vp-sim: error: The following argument was not expected: --bogus (run 'vp-sim --help' for the options)\n");
+  check(tool(kCatalog, ""), 1,
+        "vp-catalog: error: A subcommand is required (run 'vp-catalog --help' for the options)\n");
+  check(tool(kAnalyze, "--nodes 0"), 1,
+        "vp-analyze: error: --nodes: Value 0 not in range 1 to 1000000 (run 'vp-analyze --help' for the options)\n");
+}
+
+TEST_CASE("located JSON: --defaults and a catalog mirror: file:line:col, the line and a caret") {
+  vp::test::TempDir dir;
+  const std::string platform = vp::test::fixture("platforms/pcie-gen4-2s4sw8g.json");
+  const std::string defaults = dir.write("d.json", "{\n  \"pcie.gen4\": 22,\n  \"pcie.gen5\": \"fast\"\n}\n");
+  check(tool(kAnalyze, "topology --input " + shell_quote(platform) + " --defaults " + shell_quote(defaults)), 2,
+        "vp-analyze: error: " + defaults + ":3:16: pcie.gen5: must be a number\n"
+        "  \"pcie.gen5\": \"fast\"\n"
+        "               ^\n");
+  const std::string syntax = dir.write("s.json", "{\"pcie.gen4\": 22,}\n");
+  check(tool(kAnalyze, "topology --input " + shell_quote(platform) + " --defaults " + shell_quote(syntax)), 2,
+        "vp-analyze: error: " + syntax +
+            ":1:18: malformed JSON (syntax error while parsing object key - unexpected '}'; expected string literal)\n"
+            "{\"pcie.gen4\": 22,}\n"
+            "                 ^\n");
+  const std::string mirror = dir.write("m.json", "{\"format\": \"vpcat-json\",\n \"format_version\": \"9.0\"}\n");
+  check(tool(kCatalog, "validate " + shell_quote(mirror)), 3,
+        "vp-catalog: error: " + mirror + ":1:1: document: missing key \"node_types\"\n"
+        "{\"format\": \"vpcat-json\",\n"
+        "^\n");
+}

@@ -1,0 +1,29 @@
+// Opening a catalog named on the command line, the one way every tool does.
+// Every failure is a catalog::CatalogError whose message starts with the
+// path: unreadable (exit 2) when the file cannot be read, invalid (exit 3)
+// when it is read but breaks a format rule.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vp/catalog/catalog.hpp"
+#include "vpcat/mapped_file.hpp"
+
+namespace vp::cli {
+
+// Map and verify the .vpcat file `path` into `out` (which must stay in place
+// while views taken from it are in use).
+void open_catalog_file(const std::string& path, vpcat::CatalogFile& out);
+
+// A catalog read into memory, binary or JSON mirror (told apart by content:
+// the .vpcat signature, or JSON text).
+struct LoadedCatalog {
+  catalog::Catalog catalog;
+  std::vector<std::uint8_t> bytes;  // the file as read
+  bool binary = true;               // false: a JSON mirror
+};
+LoadedCatalog load_catalog(const std::string& path);
+
+}  // namespace vp::cli
