@@ -67,6 +67,9 @@ Runner setup_analyze_command(CLI::App& app) {
       if (show_progress) fmt::print(stderr, "vp-analyze: {}\n", line);
     };
     LoadedInput in = load_input(opts->request);
+    // What the import assumed, as `vp-analyze topology` shows it; the
+    // catalog's provenance keeps the same lines (vp-catalog inspect).
+    for (const std::string& w : in.topology.warnings) fmt::print(stderr, "vp-analyze: warning: {}\n", w);
     catalog::Catalog cat = build_catalog(in, opts->request.search, canonical_options(opts->request), progress);
     std::vector<std::uint8_t> bytes = catalog::write_catalog(cat);
     catalog::write_file_atomically(opts->out, bytes.data(), bytes.size());

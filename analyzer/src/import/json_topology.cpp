@@ -798,6 +798,8 @@ Json parse(const std::string& path, std::string_view content) {
     int line =
         1 + static_cast<int>(std::count(content.begin(), content.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
     throw InputError(path, line, "malformed JSON (" + parse_error_detail(e) + ")");
+  } catch (const nlohmann::json::out_of_range& e) {
+    throw json_number_overflow(path, content, e.what());
   }
 }
 

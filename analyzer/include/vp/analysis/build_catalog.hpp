@@ -16,8 +16,11 @@ namespace vp {
 using ProgressFn = std::function<void(std::string_view)>;
 
 // Analyse `in`. `options_text` is canonical_options() of the request, stored
-// in the provenance. Throws std::logic_error if a check of ours fails (a
-// generator that is no automorphism, a pattern that is not contention-free).
+// in the provenance. Throws InputError(in.origin, 0, ...) for a cluster of
+// several nodes in which a node has no NIC that carries GPU traffic (no NIC,
+// or none with GPUDirect RDMA): such a catalog could not move a byte between
+// nodes. Throws std::logic_error if a check of ours fails (a generator that
+// is no automorphism, a pattern that is not contention-free).
 catalog::Catalog build_catalog(const LoadedInput& in, const PatternSearchOptions& search,
                                const std::string& options_text, const ProgressFn& progress = {});
 

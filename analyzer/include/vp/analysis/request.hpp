@@ -35,7 +35,9 @@ struct AnalysisRequest {
 struct LoadedInput {
   Topology topology;
   ClusterSpec cluster;
-  std::string origin;  // the file, or "local machine"
+  // The file, or "local machine"; with --cluster, the description (and the
+  // --input file or "local machine" when a node type uses it).
+  std::string origin;
 };
 
 // Import, apply the overrides, expand the cluster. Throws InputError for bad

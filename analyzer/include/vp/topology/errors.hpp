@@ -7,6 +7,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace vp {
 
@@ -35,6 +36,11 @@ class InputError : public std::runtime_error {
   int line_;
   std::string reason_;
 };
+
+// A JSON number beyond a double (`1e999`), as nlohmann's out_of_range.406
+// reports it (`what`: "... number overflow parsing '1e999'"): an InputError
+// naming the line where the number first appears in `content`.
+InputError json_number_overflow(const std::string& file, std::string_view content, std::string_view what);
 
 // A bad command line (unknown option value, missing input, conflicting
 // options). Exit code 1.
