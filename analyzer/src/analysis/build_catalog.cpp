@@ -241,7 +241,7 @@ std::vector<double> nic_port_gbps(const Topology& node, const ClusterSpec& clust
   return out;
 }
 
-static void check_nodes_reach_network(const LoadedInput& in) {
+void check_nodes_reach_network(const LoadedInput& in) {
   if (in.cluster.nodes.size() <= 1) return;
   for (const NodeTypeSpec& type : in.cluster.node_types) {
     auto first = std::find_if(in.cluster.nodes.begin(), in.cluster.nodes.end(),
@@ -262,7 +262,6 @@ static void check_nodes_reach_network(const LoadedInput& in) {
 
 catalog::Catalog build_catalog(const LoadedInput& in, const PatternSearchOptions& search,
                                const std::string& options_text, const ProgressFn& progress) {
-  check_nodes_reach_network(in);
   catalog::Catalog cat;
   std::vector<NodeTypeResult> types;
   for (const NodeTypeSpec& spec : in.cluster.node_types) {
