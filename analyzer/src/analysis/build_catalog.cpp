@@ -249,9 +249,9 @@ void check_nodes_reach_network(const LoadedInput& in) {
     if (first == in.cluster.nodes.end()) continue;
     std::vector<double> ports = nic_port_gbps(type.topology, in.cluster);
     if (std::any_of(ports.begin(), ports.end(), [](double g) { return g > 0; })) continue;
-    std::string why = ports.empty() ? "it has no NIC"
-                                    : fmt::format("none of its {} NIC{} has GPUDirect RDMA", ports.size(),
-                                                  ports.size() == 1 ? "" : "s");
+    std::string why = ports.empty()       ? "it has no NIC"
+                      : ports.size() == 1 ? "its one NIC has no GPUDirect RDMA"
+                                          : fmt::format("none of its {} NICs has GPUDirect RDMA", ports.size());
     throw InputError(in.origin, 0,
                      fmt::format("node {} (node type {}) has no NIC that carries GPU traffic ({}): a catalog of {} "
                                  "nodes could not move a byte between nodes (state GPUDirect RDMA in the input or "
