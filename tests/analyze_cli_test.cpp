@@ -1,6 +1,7 @@
 // `vp-analyze --out`: catalogs for the evaluation platforms and the real
 // fixtures, determinism (also under a reordered input), and the summary.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -117,4 +118,30 @@ TEST_CASE("analysis errors: no --out, and an unwritable output") {
           "/missing/dir/x.vpcat");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("cannot write the file") != std::string::npos);
+}
+
+TEST_CASE("a rail cluster whose NIC permutations number more than 2^64 has an exact group order") {
+  // One GPU and 21 interchangeable NICs on one host bridge: Aut(node) induces
+  // S21 on the NICs, 21! > 2^64 (the p5.48xlarge's 32 EFA NICs hit the same
+  // arithmetic). Two nodes on rails: |S2| x |K|^2 x 21! with K trivial.
+  std::string components = R"({"id": 0, "kind": "cpu", "cpu_family": "amd"},
+    {"id": 1, "kind": "host_bridge", "parent": 0},
+    {"id": 2, "kind": "gpu", "parent": 1, "pci_bus_id": "0000:02:00.0"})";
+  std::string links = R"({"id": 0, "src": 1, "dst": 0, "kind": "pcie", "capacity_gbps": 48},
+    {"id": 1, "src": 2, "dst": 1, "kind": "pcie", "pcie_gen": 4, "pcie_width": 16})";
+  for (int k = 0; k < 21; ++k) {
+    components += fmt::format(R"(,
+    {{"id": {}, "kind": "nic", "parent": 1, "pci_bus_id": "0000:{:02x}:00.0", "line_rate_gbitps": 100, "ports": 1, "gpudirect": true}})",
+                              3 + k, 0x10 + k);
+    links += fmt::format(R"(,
+    {{"id": {}, "src": {}, "dst": 1, "kind": "pcie", "pcie_gen": 4, "pcie_width": 16}})",
+                         2 + k, 3 + k);
+  }
+  TempDir dir;
+  std::string node = dir.write("nics21.json", R"({"format": "vp-topology", "version": 1,
+  "nodes": [{"name": "node0", "type": "nics21"}],
+  "components": [)" + components + R"(],
+  "links": [)" + links + "]}\n");
+  nlohmann::json s = summary_of("--input " + node + " --nodes 2 --fabric rail", dir.path() + "/a.vpcat");
+  CHECK(s["cluster_automorphism_group_order"] == "102181884343418880000");  // 2 x 21!
 }

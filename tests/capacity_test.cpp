@@ -37,8 +37,11 @@ TEST_CASE("bad overrides are rejected with the key and the reason") {
   CapacityDefaults d;
   CHECK_THROWS_WITH(d.set("pcie.gen4", -1, "--set"), "--set: pcie.gen4: must be a positive number, got -1");
   CHECK_THROWS_WITH(d.set("bogus", 1, "f.json"),
-                    "f.json: bogus: unknown key (expected pcie.genN, pcie.unknown_gen, pcie.unknown_width, "
-                    "inter_socket.FAMILY, root_complex_p2p_factor or nic_efficiency)");
+                    "f.json: bogus: unknown key (the keys are inter_socket.amd, inter_socket.arm, inter_socket.intel, "
+                    "inter_socket.intel_broadwell, inter_socket.intel_emerald_rapids, inter_socket.intel_sapphire_rapids, "
+                    "inter_socket.intel_skylake, inter_socket.power9, inter_socket.unknown, inter_socket.zhaoxin, "
+                    "nic.assume_gpudirect, nic_efficiency, pcie.gen1, pcie.gen2, pcie.gen3, pcie.gen4, pcie.gen5, "
+                    "pcie.gen6, pcie.unknown_gen, pcie.unknown_width, root_complex_p2p_factor)");
   CHECK_THROWS_WITH(d.set("nic_efficiency", 2, "--set"), "--set: nic_efficiency: must be at most 1, got 2");
 }
 

@@ -33,7 +33,7 @@ TEST_CASE("json: roles and generators are written for people") {
   CHECK(quad["components"][4]["kind"] == "gpu");
   CHECK(j["defaults"]["pcie.gen4"] == 24.0);
   CHECK(j["format"] == "vpcat-json");
-  CHECK(j["format_version"] == "1.0");
+  CHECK(j["format_version"] == "1.1");
 }
 
 TEST_CASE("json: cycle notation round-trips every permutation") {
@@ -77,7 +77,7 @@ TEST_CASE("json: rejected documents name the path and the problem") {
   CHECK(error_of(j) == "c.json: node_groups[0].count: must be a non-negative integer, got -4");
   j = mirror();
   j["format_version"] = "2.0";
-  CHECK(error_of(j) == "c.json: format_version: format 2.0 is not readable by this tool (format 1.0)");
+  CHECK(error_of(j) == "c.json: format_version: format 2.0 is not readable by this tool (format 1.1)");
   CHECK(error_of(Json::array()) == "c.json: document: must be an object, got an array");
 }
 

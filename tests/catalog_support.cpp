@@ -184,7 +184,7 @@ namespace {
 
 void common_tail(Catalog& c) {
   c.defaults = {{"nic_efficiency", 1.0}, {"pcie.gen4", 24.0}, {"root_complex_p2p_factor", 1.0}};
-  c.provenance = Provenance{"vp-analyze", "0.1.0", "sha256:0123456789abcdef", "ports_per_gpu=1"};
+  c.provenance = Provenance{"vp-analyze", "0.1.0", "sha256:0123456789abcdef", "ports_per_gpu=1", ""};
 }
 
 }  // namespace

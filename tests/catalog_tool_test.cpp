@@ -24,7 +24,8 @@ TEST_CASE("vp-catalog inspect: the summary keys of vp-analyze, then the file's l
   for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
   CHECK(keys == std::vector<std::string>{"gpus", "nodes", "node_types", "cluster_automorphism_group_order",
                                          "channel_orbits", "channels_represented", "catalog_bytes", "file",
-                                         "format_version", "min_reader_version", "writer_version", "sections"});
+                                         "format_version", "min_reader_version", "writer_version", "sections",
+                                         "warnings"});
   CHECK(j["gpus"] == 16);
   CHECK(j["node_types"][0] == vp::catalog::Json::parse(R"({"name": "quad", "gpus": 4,
       "automorphism_group_order": "8", "gpu_orbits": 1, "local_pattern_orbits": 3, "local_patterns": "7"})"));
@@ -107,6 +108,9 @@ TEST_CASE("vp-catalog dump --annotate: every field named, damaged files too") {
   CHECK(r.out.find("record[0].name = 0 (\"quad\")") != std::string::npos);
   r = run(kTool + " dump --annotate " + corrupt("truncated"));
   CHECK(r.exit_code == 0);
-  CHECK(r.out.rfind("# 4532 bytes; verify: header at offset 0x18: file is truncated", 0) == 0);
-  CHECK(r.out.find("section 'provenance': offset 4608 + size 24 lies outside the file") != std::string::npos);
+  CHECK(r.out.rfind("# 4540 bytes; verify: header at offset 0x18: file is truncated", 0) == 0);
+  CHECK(r.out.find("section 'provenance': offset 4608 + size 32 lies outside the file") != std::string::npos);
+  // A 1.1 file: the provenance field appended in 1.1 is named too.
+  r = run(kTool + " dump --annotate " + vp::test::fixture("catalogs/format-1.1/quad-rail4.vpcat"));
+  CHECK(r.out.find("  00001218  05 00 00 00              record[0].warnings = 5 (\"\")\n") != std::string::npos);
 }

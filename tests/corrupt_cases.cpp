@@ -1,5 +1,7 @@
 #include "corrupt_cases.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -69,12 +71,14 @@ void header_cases(Cases& c) {
          [](auto& bytes) { bytes.erase(bytes.begin() + 4); });
   const std::string json = "{\"format\": \"vpcat-json\", \"format_version\": \"1.0\"}\n";
   c.add("not-a-catalog", "a JSON mirror given where a binary is expected", {json.begin(), json.end()});
-  c.edit("newer-major", "format version 2.0", false,
+  c.edit("newer-major", "format major version 2", false,
          [](auto& bytes) { b::store_u16(&bytes[vpcat::header::format_major], 2); });
-  c.edit("needs-newer-reader", "format 1.2 that needs a 1.1 reader", true, [](auto& bytes) {
-    b::store_u16(&bytes[vpcat::header::format_minor], 2);
-    b::store_u16(&bytes[vpcat::header::min_reader_minor], 1);
-  });
+  c.edit("needs-newer-reader",
+         fmt::format("format 1.{} that needs a 1.{} reader", vpcat::kFormatMinor + 2, vpcat::kFormatMinor + 1), true,
+         [](auto& bytes) {
+           b::store_u16(&bytes[vpcat::header::format_minor], static_cast<std::uint16_t>(vpcat::kFormatMinor + 2));
+           b::store_u16(&bytes[vpcat::header::min_reader_minor], static_cast<std::uint16_t>(vpcat::kFormatMinor + 1));
+         });
   c.edit("bad-header-checksum", "the writer version changed without updating the header checksum", false,
          [](auto& bytes) { bytes[vpcat::header::writer_patch] ^= 0x01; });
   c.edit("reserved-header-flag", "header flag bit 0 set (no flag is defined in 1.0)", true,

@@ -550,6 +550,7 @@ TEST_CASE("hwloc probe: a machine without a GPU is an input error about the loca
     CHECK(e.line() == 0);
     CHECK(std::regex_match(
         e.reason(), std::regex(R"(no GPU found: this machine has no GPU visible to hwloc )"
-                               R"(\((\d+ PCI devices?, none (of a GPU class|a GPU: .+)|no PCI device at all: .+)\))")));
+                               R"(\((\d+ PCI devices?, none (of a GPU class|a GPU: .+)|no PCI device at all: .+)\); run vp-analyze )"
+                               R"(on a GPU node, or give a GPU node's topology with --input FILE .+)")));
   }
 }

@@ -103,7 +103,11 @@ TEST_CASE("nccl: Azure NDv4, 8 A100 on 4 NUMA nodes, 2 GPUs + 2 NICs per virtual
   CHECK(t.components[t.nics[0]].line_rate_gbitps == 100.0);
   CHECK(t.warnings ==
         std::vector<std::string>{
-            "line rate of 8 NICs assumed: 100 Gb/s per port (no <net speed>, PCI ids of no known model)"});
+            "line rate of 8 NICs assumed: 100 Gb/s per port (no <net speed>, PCI ids of no known model)",
+            "GPUDirect RDMA of 8 RDMA NICs (InfiniBand class or Mellanox ids, no known model) not stated by the "
+            "input: assumed capable (nic.assume_gpudirect=1; --set nic.assume_gpudirect=0 if not)"});
+  // No <net gdr>: an InfiniBand NIC (class 0x0207) is taken as GPUDirect capable.
+  for (ComponentId n : t.nics) CHECK(t.components[n].gpudirect);
   CHECK(t.components[t.sockets[0]].cpu_family == "amd");
   CHECK(uplink_gbps(t, t.gpus[0]) == 24.0);  // 16 GT/s x16
   CHECK(t.nodes == std::vector<vp::NodeInfo>{{"node0", "azure-ndv4-topo"}});
@@ -317,4 +321,40 @@ TEST_CASE("nccl: devices that are neither GPU, NIC nor a bridge above one are sk
                           "line 5: ignored PCI device 0000:19:00.0 (class 0x010802): no GPU or NIC",
                           "line 7: ignored PCI device 0000:20:00.0 (class 0x060400): no GPU or NIC",
                       });
+}
+
+TEST_CASE("nccl: unstated GPUDirect RDMA of an RDMA NIC follows nic.assume_gpudirect; a stated gdr wins") {
+  // Azure NDv5: no <net> elements, InfiniBand-class NICs without PCI ids.
+  vp::ImportOptions off;
+  off.defaults.set("nic.assume_gpudirect", 0, "--set");
+  Topology t = load("azure-ndv5-topo.xml", off);
+  REQUIRE(!t.nics.empty());
+  for (ComponentId n : t.nics) CHECK(!t.components[n].gpudirect);
+  CHECK(t.warnings.back() ==
+        "GPUDirect RDMA of 8 RDMA NICs (InfiniBand class or Mellanox ids, no known model) not stated by the input: "
+        "taken as absent (nic.assume_gpudirect=0; --set nic.assume_gpudirect=1 if not)");
+  Topology on = load("azure-ndv5-topo.xml");
+  for (ComponentId n : on.nics) CHECK(on.components[n].gpudirect);
+
+  // A <net gdr="0"> is a statement: no guess, no warning about it.
+  const std::string doc = R"(<system version="1">
+  <cpu numaid="0" arch="x86_64" vendor="AuthenticAMD" familyid="25" modelid="1">
+    <pci busid="0000:03:00.0" class="0x030200" vendor="0x10de" device="0x26b9" link_speed="16.0 GT/s PCIe" link_width="16"/>
+    <pci busid="0000:05:00.0" class="0x020700" link_speed="16.0 GT/s PCIe" link_width="16">
+      <nic><net name="ib0" dev="0" speed="200000" port="1" GDR_ATTR/></nic>
+    </pci>
+  </cpu>
+</system>
+)";
+  auto import = [&](const std::string& gdr) {
+    std::string text = doc;
+    text.replace(text.find("GDR_ATTR"), 8, gdr);
+    return vp::import_nccl_xml("mini.xml", text, {});
+  };
+  Topology stated = import("gdr=\"0\"");
+  CHECK(!stated.components[stated.nics[0]].gpudirect);
+  CHECK(stated.warnings.empty());
+  Topology unstated = import("");
+  CHECK(unstated.components[unstated.nics[0]].gpudirect);
+  CHECK(unstated.warnings.size() == 1);
 }

@@ -128,7 +128,7 @@ const std::string kPcieWarning =
     "link is taken as unknown generation, assumed PCIe Gen3 x16";
 const std::string kNicWarning =
     "nvidia-smi gives no NIC model, line rate or port count: each NIC (an RDMA device) assumed one 100 Gb/s port, "
-    "GPUDirect RDMA capable";
+    "GPUDirect RDMA capable (--set nic.assume_gpudirect=0 if not)";
 const std::string kSocketWarning = "nvidia-smi names no CPU model: inter-socket links use inter_socket.unknown";
 
 }  // namespace

@@ -3,9 +3,10 @@
 //    verifier's message as NAME.expected, and README.md listing them
 //    (rewritten on every run: review the .expected messages before
 //    committing, catalog_corrupt_test.cpp holds the verifier to them);
-//  * FIXTURES/catalogs/format-1.0/quad-rail4.{vpcat,json}: a catalog of
-//    format 1.0 and its JSON mirror, written only when absent: files of a
-//    released format version are kept forever and must keep loading.
+//  * FIXTURES/catalogs/format-1.MINOR/quad-rail4.{vpcat,json} (MINOR: the
+//    format this writer produces): a catalog and its JSON mirror, written
+//    only when absent: files of a released format version are kept forever
+//    (format-1.0/ among them) and must keep loading.
 //  * CORPUS (optional): fuzz seeds, the valid catalogs of catalog_support
 //    ("valid-NAME") and the corrupt cases ("corrupt-NAME").
 //
@@ -18,6 +19,7 @@
 #include "corrupt_cases.hpp"
 #include "vp/catalog/json_mirror.hpp"
 #include "vp/catalog/writer.hpp"
+#include "vpcat/format.hpp"
 #include "vpcat/verify.hpp"
 
 namespace {
@@ -71,7 +73,9 @@ int main(int argc, char** argv) {
   }
   const std::string fixtures = argv[1];
   write_corrupt(fixtures + "/corrupt");
-  write_format_fixture(fixtures + "/catalogs/format-1.0");
+  // The current format's folder; those of earlier versions are kept as they are.
+  write_format_fixture(fixtures + "/catalogs/format-" + std::to_string(vpcat::kFormatMajor) + "." +
+                       std::to_string(vpcat::kFormatMinor));
   if (argc == 3) write_seeds(argv[2]);
   return 0;
 }

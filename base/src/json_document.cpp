@@ -213,6 +213,17 @@ Document::Document(std::string path, std::string text, ParseOptions options)
     if (offset >= text_.size())
       while (offset > 0 && is_space(text_[offset - 1])) --offset;
     throw error_at_offset(offset, "malformed JSON (" + parse_error_detail(e) + ")");
+  } catch (const nlohmann::json::out_of_range& e) {
+    // 406: a number beyond a double (1e999); what() ends "parsing '1e999'".
+    const std::string_view what(e.what());
+    const std::size_t close = what.rfind('\'');
+    const std::size_t open = close == std::string_view::npos || close == 0 ? std::string_view::npos : what.rfind('\'', close - 1);
+    const std::string_view token = open == std::string_view::npos ? std::string_view() : what.substr(open + 1, close - open - 1);
+    const std::size_t at = token.empty() ? std::string_view::npos : text_.find(token);
+    std::string number(token.substr(0, 40));
+    if (token.size() > 40) number += "...";
+    throw error_at_offset(at == std::string_view::npos ? 0 : at,
+                          "number " + number + " is out of range (beyond a double)");
   }
   if (options.reject_duplicate_keys) {
     std::string key;

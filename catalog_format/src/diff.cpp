@@ -71,16 +71,37 @@ std::string pattern_text(const LocalPattern& p) {
   return fmt::format("send [{}] recv [{}]", send, recv);
 }
 
+// Components are matched by name (a node type's names are unique: kind and
+// local index), so that a component missing from one side reads as missing
+// rather than shifting every id after it. A repeated name (a hand-made
+// catalog) keeps the id beside it.
+std::map<std::string, std::uint32_t> by_name(const NodeType& t) {
+  std::map<std::string, std::uint32_t> m;
+  for (std::uint32_t i = 0; i < t.components.size(); ++i)
+    if (!m.emplace(t.components[i].name, i).second) m.emplace(t.components[i].name + "#" + std::to_string(i), i);
+  return m;
+}
+
+// A component id as its name ("none" for kNone), for comparing references.
+std::string ref_name(const NodeType& t, std::uint32_t id) {
+  return id == kNone ? std::string("none") : component_label(t, id);
+}
+
 void diff_components(Lines& out, const std::string& p, const NodeType& a, const NodeType& b) {
   const std::string topic = p + "components";
-  if (a.components.size() != b.components.size())
-    out.add(kTopology, topic, fmt::format("{}{} components -> {}", p, a.components.size(), b.components.size()));
-  for (std::size_t i = 0; i < std::min(a.components.size(), b.components.size()); ++i) {
-    const Component &x = a.components[i], &y = b.components[i];
-    const std::string q = fmt::format("{}component {} ({}): ", p, i, x.name);
+  const auto na = by_name(a), nb = by_name(b);
+  for (const auto& [name, i] : na) {
+    auto it = nb.find(name);
+    if (it == nb.end()) {
+      out.add(kTopology, topic, fmt::format("{}component {} ({}): only in A", p, name, show(a.components[i].kind)));
+      continue;
+    }
+    const std::uint32_t j = it->second;
+    const Component &x = a.components[i], &y = b.components[j];
+    const std::string q = i == j ? fmt::format("{}component {} ({}): ", p, i, name)
+                                 : fmt::format("{}component {} ({}, {} in B): ", p, i, name, j);
     field(out, kTopology, topic, q, "kind", x.kind, y.kind);
-    field(out, kTopology, topic, q, "name", x.name, y.name);
-    field(out, kTopology, topic, q, "parent", x.parent, y.parent);
+    field(out, kTopology, topic, q, "parent", ref_name(a, x.parent), ref_name(b, y.parent));
     field(out, kTopology, topic, q, "local_index", x.local_index, y.local_index);
     field(out, kTopology, topic, q, "model", x.model, y.model);
     field(out, kTopology, topic, q, "pci_bus_id", x.pci_bus_id, y.pci_bus_id);
@@ -88,24 +109,34 @@ void diff_components(Lines& out, const std::string& p, const NodeType& a, const 
     field(out, kTopology, topic, q, "forward_gbps", x.forward_gbps, y.forward_gbps);
     field(out, kTopology, topic, q, "nic_gbps", x.nic_gbps, y.nic_gbps);
     field(out, kTopology, topic, q, "gpudirect", x.gpudirect, y.gpudirect);
-    if (i < a.component_orbit.size() && i < b.component_orbit.size())
-      field(out, kOrbits, topic, q, "orbit", a.component_orbit[i], b.component_orbit[i]);
+    if (i < a.component_orbit.size() && j < b.component_orbit.size())
+      field(out, kOrbits, topic, q, "orbit", ref_name(a, a.component_orbit[i]), ref_name(b, b.component_orbit[j]));
   }
+  for (const auto& [name, j] : nb)
+    if (!na.count(name))
+      out.add(kTopology, topic, fmt::format("{}component {} ({}): only in B", p, name, show(b.components[j].kind)));
   out.close(topic, p);
 }
 
-// Links keyed by their endpoints' ids.
+// A pair of component ids as names: links and routes are keyed by them.
+using NamePair = std::pair<std::string, std::string>;
+
+// Links keyed by their endpoints' names.
 void diff_links(Lines& out, const std::string& p, const NodeType& a, const NodeType& b) {
   const std::string topic = p + "links";
   auto index = [](const NodeType& t) {
-    std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> m;
-    for (std::size_t i = 0; i < t.links.size(); ++i) m.emplace(std::make_pair(t.links[i].src, t.links[i].dst), i);
+    std::map<NamePair, std::size_t> m;
+    for (std::size_t i = 0; i < t.links.size(); ++i)
+      m.emplace(NamePair(ref_name(t, t.links[i].src), ref_name(t, t.links[i].dst)), i);
     return m;
+  };
+  auto link_name = [](const NodeType& t, std::uint32_t id) {
+    if (id >= t.links.size()) return "#" + std::to_string(id);
+    return ref_name(t, t.links[id].src) + ">" + ref_name(t, t.links[id].dst);
   };
   const auto ia = index(a), ib = index(b);
   for (const auto& [key, i] : ia) {
-    const std::string q =
-        fmt::format("{}link {} -> {}: ", p, component_label(a, key.first), component_label(a, key.second));
+    const std::string q = fmt::format("{}link {} -> {}: ", p, key.first, key.second);
     auto it = ib.find(key);
     if (it == ib.end()) {
       out.add(kTopology, topic, q + "only in A");
@@ -115,43 +146,49 @@ void diff_links(Lines& out, const std::string& p, const NodeType& a, const NodeT
     field(out, kTopology, topic, q, "kind", x.kind, y.kind);
     field(out, kTopology, topic, q, "capacity_gbps", x.capacity_gbps, y.capacity_gbps);
     if (i < a.link_orbit.size() && it->second < b.link_orbit.size())
-      field(out, kOrbits, topic, q, "orbit", a.link_orbit[i], b.link_orbit[it->second]);
+      field(out, kOrbits, topic, q, "orbit", link_name(a, a.link_orbit[i]), link_name(b, b.link_orbit[it->second]));
   }
   for (const auto& [key, i] : ib)
-    if (!ia.count(key))
-      out.add(
-          kTopology, topic,
-          fmt::format("{}link {} -> {}: only in B", p, component_label(b, key.first), component_label(b, key.second)));
+    if (!ia.count(key)) out.add(kTopology, topic, fmt::format("{}link {} -> {}: only in B", p, key.first, key.second));
   out.close(topic, p);
 }
 
 void diff_routes(Lines& out, const std::string& p, const NodeType& a, const NodeType& b) {
   const std::string topic = p + "routes";
-  std::map<std::pair<std::uint32_t, std::uint32_t>, const Route*> ra, rb;
-  for (const Route& r : a.routes) ra.emplace(std::make_pair(r.from, r.to), &r);
-  for (const Route& r : b.routes) rb.emplace(std::make_pair(r.from, r.to), &r);
+  auto index = [](const NodeType& t) {
+    std::map<NamePair, const Route*> m;
+    for (const Route& r : t.routes) m.emplace(NamePair(ref_name(t, r.from), ref_name(t, r.to)), &r);
+    return m;
+  };
+  // Hops by name, so that a renumbering alone is no difference.
+  auto links_text = [](const NodeType& t, const Route& r) {
+    std::vector<std::string> hops;
+    for (std::uint32_t l : r.links)
+      hops.push_back(l < t.links.size() ? ref_name(t, t.links[l].src) + ">" + ref_name(t, t.links[l].dst)
+                                        : "#" + std::to_string(l));
+    return fmt::format("{}", fmt::join(hops, " "));
+  };
+  auto forwarders_text = [](const NodeType& t, const Route& r) {
+    std::vector<std::string> names;
+    for (std::uint32_t c : r.forwarders) names.push_back(ref_name(t, c));
+    return fmt::format("{}", fmt::join(names, " "));
+  };
+  const auto ra = index(a), rb = index(b);
   for (const auto& [key, r] : ra) {
-    const std::string q =
-        fmt::format("{}route {} -> {}: ", p, component_label(a, key.first), component_label(a, key.second));
+    const std::string q = fmt::format("{}route {} -> {}: ", p, key.first, key.second);
     auto it = rb.find(key);
     if (it == rb.end()) {
       out.add(kTopology, topic, q + "only in A");
       continue;
     }
     field(out, kTopology, topic, q, "solo_gbps", r->solo_gbps, it->second->solo_gbps);
-    if (r->links != it->second->links)
-      out.add(kTopology, topic,
-              fmt::format("{}links [{}] -> [{}]", q, fmt::join(r->links, " "), fmt::join(it->second->links, " ")));
-    if (r->forwarders != it->second->forwarders)
-      out.add(kTopology, topic,
-              fmt::format("{}forwarders [{}] -> [{}]", q, fmt::join(r->forwarders, " "),
-                          fmt::join(it->second->forwarders, " ")));
+    const std::string la = links_text(a, *r), lb = links_text(b, *it->second);
+    if (la != lb) out.add(kTopology, topic, fmt::format("{}links [{}] -> [{}]", q, la, lb));
+    const std::string fa = forwarders_text(a, *r), fb = forwarders_text(b, *it->second);
+    if (fa != fb) out.add(kTopology, topic, fmt::format("{}forwarders [{}] -> [{}]", q, fa, fb));
   }
   for (const auto& [key, r] : rb)
-    if (!ra.count(key))
-      out.add(
-          kTopology, topic,
-          fmt::format("{}route {} -> {}: only in B", p, component_label(b, key.first), component_label(b, key.second)));
+    if (!ra.count(key)) out.add(kTopology, topic, fmt::format("{}route {} -> {}: only in B", p, key.first, key.second));
   out.close(topic, p);
 }
 
@@ -187,25 +224,58 @@ void diff_patterns(Lines& out, const std::string& p, const NodeType& a, const No
   out.close(topic, p);
 }
 
-void diff_node_types(Lines& out, const Catalog& a, const Catalog& b) {
+// Node types whose content is the same but their name.
+bool same_but_name(NodeType x, const NodeType& y) {
+  x.name = y.name;
+  return x == y;
+}
+
+// B's name of each node type of A: the same name, else (a type of A whose
+// name B lacks) a type of B, also unmatched by name, with the same content.
+// Names come from file names (--nodes names the type after --input), so a
+// renamed copy of a topology is one name difference, not a different type.
+std::map<std::string, std::string> match_node_types(const Catalog& a, const Catalog& b) {
+  std::map<std::string, std::string> match;
+  std::set<std::string> names_a, names_b;
+  for (const NodeType& t : a.node_types) names_a.insert(t.name);
+  for (const NodeType& t : b.node_types) names_b.insert(t.name);
+  std::set<std::string> taken;
+  for (const NodeType& t : a.node_types)
+    if (names_b.count(t.name)) match[t.name] = t.name, taken.insert(t.name);
+  for (const NodeType& t : a.node_types) {
+    if (match.count(t.name)) continue;
+    for (const NodeType& u : b.node_types) {
+      if (names_a.count(u.name) || taken.count(u.name) || !same_but_name(t, u)) continue;
+      match[t.name] = u.name;
+      taken.insert(u.name);
+      break;
+    }
+  }
+  return match;
+}
+
+void diff_node_types(Lines& out, const Catalog& a, const Catalog& b, const std::map<std::string, std::string>& match) {
   std::map<std::string, const NodeType*> tb;
   for (const NodeType& t : b.node_types) tb.emplace(t.name, &t);
   std::set<std::string> seen;
   for (const NodeType& t : a.node_types) {
     const std::string p = fmt::format("node type \"{}\": ", t.name);
-    seen.insert(t.name);
-    auto it = tb.find(t.name);
-    if (it == tb.end()) {
+    auto m = match.find(t.name);
+    if (m == match.end()) {
       out.add(kTopology, "node types", p + "only in A");
       out.also(kOrbits);
       out.also(kChannels);
       continue;
     }
-    diff_components(out, p, t, *it->second);
-    diff_links(out, p, t, *it->second);
-    diff_routes(out, p, t, *it->second);
-    diff_symmetry(out, p, t, *it->second);
-    diff_patterns(out, p, t, *it->second);
+    seen.insert(m->second);
+    const NodeType& u = *tb.at(m->second);
+    if (m->second != t.name)
+      out.add(DiffArea::names, "node types", fmt::format("{}named \"{}\" in B (the same content)", p, u.name));
+    diff_components(out, p, t, u);
+    diff_links(out, p, t, u);
+    diff_routes(out, p, t, u);
+    diff_symmetry(out, p, t, u);
+    diff_patterns(out, p, t, u);
   }
   for (const NodeType& t : b.node_types)
     if (!seen.count(t.name)) {
@@ -220,14 +290,28 @@ std::string type_name(const Catalog& c, std::uint32_t i) {
   return i < c.node_types.size() ? c.node_types[i].name : "#" + std::to_string(i);
 }
 
-void diff_cluster(Lines& out, const Catalog& a, const Catalog& b) {
+// A's fabric group description with A's node type names replaced by B's
+// ("8 nodes of type a" -> "8 nodes of type b") for the renamed ones.
+std::string renamed_description(std::string text, const std::map<std::string, std::string>& match) {
+  for (const auto& [from, to] : match) {
+    if (from == to) continue;
+    const std::string key = "of type " + from + ")";
+    for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1))
+      text.replace(at, key.size(), "of type " + to + ")");
+  }
+  return text;
+}
+
+void diff_cluster(Lines& out, const Catalog& a, const Catalog& b, const std::map<std::string, std::string>& match) {
   const std::string topic = "cluster";
   if (a.node_groups.size() != b.node_groups.size())
     out.add(kTopology, topic, fmt::format("{} node groups -> {}", a.node_groups.size(), b.node_groups.size()));
   for (std::size_t i = 0; i < std::min(a.node_groups.size(), b.node_groups.size()); ++i) {
     const NodeGroup &x = a.node_groups[i], &y = b.node_groups[i];
     const std::string q = fmt::format("node group {}: ", i);
-    field(out, kTopology, topic, q, "node type", type_name(a, x.node_type), type_name(b, y.node_type));
+    std::string ta = type_name(a, x.node_type);
+    if (auto m = match.find(ta); m != match.end()) ta = m->second;  // a renamed type is reported once, above
+    field(out, kTopology, topic, q, "node type", ta, type_name(b, y.node_type));
     field(out, kTopology, topic, q, "count", x.count, y.count);
     field(out, kTopology, topic, q, "names", x.names, y.names);
   }
@@ -241,7 +325,8 @@ void diff_cluster(Lines& out, const Catalog& a, const Catalog& b) {
     out.add(kTopology, topic,
             fmt::format("fabric: spine_uplink_gbps [{}] -> [{}]", fmt::join(f.spine_uplink_gbps, " "),
                         fmt::join(g.spine_uplink_gbps, " ")));
-  field(out, kOrbits, topic, "fabric: ", "group_description", f.group_description, g.group_description);
+  field(out, kOrbits, topic, "fabric: ", "group_description", renamed_description(f.group_description, match),
+        g.group_description);
   field(out, kOrbits, topic, "fabric: ", "group order", f.group_order, g.group_order);
   field(out, kOrbits, topic, "", "cluster group order", a.cluster_group_order, b.cluster_group_order);
   out.close(topic, "");
@@ -277,6 +362,8 @@ const char* to_string(DiffArea area) {
       return "channels";
     case DiffArea::options:
       return "options";
+    case DiffArea::names:
+      return "names";
   }
   return "?";
 }
@@ -300,8 +387,9 @@ std::string DiffReport::areas_text() const {
 DiffReport diff_report(const Catalog& a, const Catalog& b, const DiffOptions& options) {
   DiffReport report;
   Lines out(report, options.max_items);
-  diff_node_types(out, a, b);
-  diff_cluster(out, a, b);
+  const std::map<std::string, std::string> match = match_node_types(a, b);
+  diff_node_types(out, a, b, match);
+  diff_cluster(out, a, b, match);
   diff_tail(out, a, b, options);
   return report;
 }

@@ -237,8 +237,13 @@ Catalog read_document(const Json& j, const std::string& origin, const json::Docu
   for (auto it = j.at("defaults").begin(); it != j.at("defaults").end(); ++it)
     c.defaults.emplace_back(it.key(), defaults[it.key().c_str()].number());
   const Node p = doc["provenance"];
-  p.expect_keys({"tool", "tool_version", "input_digest", "options"});
-  c.provenance = Provenance{p["tool"].text(), p["tool_version"].text(), p["input_digest"].text(), p["options"].text()};
+  // "warnings" is new in format 1.1: a 1.0 mirror has none.
+  const bool has_warnings = p.json().is_object() && p.json().contains("warnings");
+  if (has_warnings) p.expect_keys({"tool", "tool_version", "input_digest", "options", "warnings"});
+  else p.expect_keys({"tool", "tool_version", "input_digest", "options"});
+  const std::string warnings = has_warnings ? p["warnings"].text() : std::string();
+  c.provenance =
+      Provenance{p["tool"].text(), p["tool_version"].text(), p["input_digest"].text(), p["options"].text(), warnings};
   return c;
 }
 

@@ -101,7 +101,8 @@ Json to_json(const Catalog& c) {
               {"provenance", Json{{"tool", p.tool},
                                   {"tool_version", p.tool_version},
                                   {"input_digest", p.input_digest},
-                                  {"options", p.options}}}};
+                                  {"options", p.options},
+                                  {"warnings", p.warnings}}}};
 }
 
 std::string dump_json(const Catalog& c) { return to_json(c).dump(2) + "\n"; }

@@ -90,7 +90,7 @@ Catalog to_catalog(const vpcat::CatalogView& v) {
   }
   c.cluster_group_order = str(v.cluster_group_order());
   const vpcat::ProvenanceView p = v.provenance();
-  c.provenance = Provenance{str(p.tool), str(p.tool_version), str(p.input_digest), str(p.options)};
+  c.provenance = Provenance{str(p.tool), str(p.tool_version), str(p.input_digest), str(p.options), str(p.warnings)};
   return c;
 }
 

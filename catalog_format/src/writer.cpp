@@ -201,11 +201,13 @@ void put_tail(Sections& s, const Catalog& c) {
   const Provenance& p = c.provenance;
   const std::uint32_t tool = s.strings.intern(p.tool), version = s.strings.intern(p.tool_version);
   const std::uint32_t digest = s.strings.intern(p.input_digest), options = s.strings.intern(p.options);
+  const std::uint32_t warnings = s.strings.intern(p.warnings);
   std::uint8_t* r = s.provenance.add();
   b::store_u32(r + f::tool, tool);
   b::store_u32(r + f::tool_version, version);
   b::store_u32(r + f::input_digest, digest);
   b::store_u32(r + f::options, options);
+  b::store_u32(r + f::warnings, warnings);
 }
 
 std::size_t align_up(std::size_t v) {

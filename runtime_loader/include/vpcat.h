@@ -82,7 +82,7 @@ extern "C" {
 #define VPCAT_VERSION_PATCH 0
 #define VPCAT_VERSION_NUMBER (VPCAT_VERSION_MAJOR * 10000 + VPCAT_VERSION_MINOR * 100 + VPCAT_VERSION_PATCH)
 #define VPCAT_FORMAT_MAJOR 1 /* the .vpcat format version this library reads */
-#define VPCAT_FORMAT_MINOR 0
+#define VPCAT_FORMAT_MINOR 1
 
 /* Library version as major * 10000 + minor * 100 + patch (VPCAT_VERSION_NUMBER). */
 VPCAT_API unsigned vpcat_version_number(void);

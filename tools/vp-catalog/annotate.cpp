@@ -181,9 +181,12 @@ class Annotator {
       const std::uint64_t fit = std::min<std::uint64_t>(count, (end - body) / stride);
       for (std::uint64_t i = 0; i < fit; ++i, at += stride) {
         const bool array = spec->shape != vpcat::SectionShape::records;
-        fields(spec->fields, spec->field_count, at, array ? fmt::format("[{}] ", i) : fmt::format("record[{}].", i),
-               e.type);
-        if (stride > spec->min_record_size) line(at + spec->min_record_size, stride - spec->min_record_size, "unused");
+        // Fields a later minor appended are shown when the record holds them.
+        std::size_t shown = 0;
+        while (shown < spec->field_count && spec->fields[shown].offset + spec->fields[shown].width <= stride) ++shown;
+        fields(spec->fields, shown, at, array ? fmt::format("[{}] ", i) : fmt::format("record[{}].", i), e.type);
+        const std::uint32_t known = std::min<std::uint32_t>(stride, spec->known_record_size);
+        if (stride > known) line(at + known, stride - known, "unused");
       }
     }
     if (spec->shape == vpcat::SectionShape::strings) return string_bytes(at, end);

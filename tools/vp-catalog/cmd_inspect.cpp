@@ -2,6 +2,11 @@
 // sizes, and the catalog summary (the keys of `vp-analyze --summary json`).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "commands.hpp"
 #include "vp/catalog/errors.hpp"
 #include "vp/catalog/reader.hpp"
@@ -33,6 +38,18 @@ catalog::Json sections_json(const vpcat::CatalogView& v) {
   return out;
 }
 
+// The import warnings recorded in the provenance (format 1.1), one per line.
+std::vector<std::string> warning_lines(const vpcat::CatalogView& v) {
+  std::vector<std::string> out;
+  std::string_view text = v.provenance().warnings;
+  while (!text.empty()) {
+    const std::size_t end = std::min(text.find('\n'), text.size());
+    out.emplace_back(text.substr(0, end));
+    text.remove_prefix(std::min(end + 1, text.size()));
+  }
+  return out;
+}
+
 void print_text(const InspectOptions& o, const vpcat::CatalogView& v, const catalog::Summary& s) {
   const vpcat::Layout& l = v.layout();
   fmt::print("{}: {} bytes, format {}.{} (readers of {}.{} or later), written by version {}.{}.{}\n", o.file,
@@ -52,6 +69,7 @@ void print_text(const InspectOptions& o, const vpcat::CatalogView& v, const cata
                t.name, t.gpus, t.automorphism_group_order, t.gpu_orbits, t.local_pattern_orbits, t.local_patterns);
   fmt::print("{} channel orbits stored, representing {}; catalog {} bytes\n", s.channel_orbits, s.channels_represented,
              s.catalog_bytes);
+  for (const std::string& w : warning_lines(v)) fmt::print("analysis warning: {}\n", w);
 }
 
 int run(const InspectOptions& o) {
@@ -71,6 +89,7 @@ int run(const InspectOptions& o) {
   j["min_reader_version"] = fmt::format("{}.{}", l.format_major, l.min_reader_minor);
   j["writer_version"] = fmt::format("{}.{}.{}", l.writer_major, l.writer_minor, l.writer_patch);
   j["sections"] = sections_json(v);
+  j["warnings"] = warning_lines(v);
   fmt::print("{}\n", j.dump(2));
   return 0;
 }

@@ -10,6 +10,7 @@
 #include "vp/analysis/sha256.hpp"
 #include "vp/analysis/symmetry.hpp"
 #include "vp/import/json_topology.hpp"
+#include "vp/topology/errors.hpp"
 #include "vp/topology/routes.hpp"
 
 namespace vp {
@@ -196,7 +197,10 @@ BigUint cluster_order(const ClusterSpec& cluster, const std::vector<NodeTypeResu
       PermGroup g(node.components.size(), sym.generators, nics);
       BigUint fixing = g.stabilizer_order(nics.size());
       for (std::uint64_t i = 0; i < count; ++i) order *= fixing;
-      order *= BigUint(g.order().quotient_u64(fixing));  // |Aut / K|: the NIC permutations Aut induces
+      // |Aut / K|: the NIC permutations Aut induces, exact: it passes 2^64 on
+      // a p5.48xlarge (64 NICs, 4 EFA and 4 ENA beside each of its 8 GPUs:
+      // (4! x 4!)^8 alone is about 1.2e22).
+      order *= g.stabilizer_index(nics.size());
     } else {
       for (std::uint64_t i = 0; i < count; ++i) order *= sym.order;
     }
@@ -205,11 +209,19 @@ BigUint cluster_order(const ClusterSpec& cluster, const std::vector<NodeTypeResu
 }
 
 // The input in normalized form, compact even for large clusters: every node
-// type's topology JSON, then the nodes and the fabric.
+// type's topology JSON, then the nodes and the fabric. Node types appear by
+// their index, not their name (which --nodes takes from the input's file
+// name): a renamed copy of a topology has the same digest.
 std::string normalized_input(const ClusterSpec& cluster) {
+  std::map<std::string, std::size_t> type_index;
   std::string text;
-  for (const NodeTypeSpec& t : cluster.node_types) text += t.name + "\n" + topology_to_json(t.topology).dump() + "\n";
-  for (const NodeInfo& n : cluster.nodes) text += n.name + " " + n.type + "\n";
+  for (const NodeTypeSpec& t : cluster.node_types) {
+    type_index.emplace(t.name, type_index.size());
+    Topology unnamed = t.topology;
+    for (NodeInfo& n : unnamed.nodes) n.type.clear();
+    text += fmt::format("type {}\n{}\n", type_index.at(t.name), topology_to_json(unnamed).dump());
+  }
+  for (const NodeInfo& n : cluster.nodes) text += fmt::format("{} {}\n", n.name, type_index.at(n.type));
   text += fmt::format("fabric {} {} {:.17g} {:.17g}\n", to_string(cluster.fabric.kind), cluster.fabric.leaf_size,
                       cluster.fabric.oversubscription, cluster.nic_gbitps);
   return text;
@@ -227,6 +239,25 @@ std::vector<double> nic_port_gbps(const Topology& node, const ClusterSpec& clust
     out.push_back(c.gpudirect ? node.defaults.nic(rate, static_cast<int>(c.ports)).gbps : 0.0);
   }
   return out;
+}
+
+void check_nodes_reach_network(const LoadedInput& in) {
+  if (in.cluster.nodes.size() <= 1) return;
+  for (const NodeTypeSpec& type : in.cluster.node_types) {
+    auto first = std::find_if(in.cluster.nodes.begin(), in.cluster.nodes.end(),
+                              [&](const NodeInfo& n) { return n.type == type.name; });
+    if (first == in.cluster.nodes.end()) continue;
+    std::vector<double> ports = nic_port_gbps(type.topology, in.cluster);
+    if (std::any_of(ports.begin(), ports.end(), [](double g) { return g > 0; })) continue;
+    std::string why = ports.empty()       ? "it has no NIC"
+                      : ports.size() == 1 ? "its one NIC has no GPUDirect RDMA"
+                                          : fmt::format("none of its {} NICs has GPUDirect RDMA", ports.size());
+    throw InputError(in.origin, 0,
+                     fmt::format("node {} (node type {}) has no NIC that carries GPU traffic ({}): a catalog of {} "
+                                 "nodes could not move a byte between nodes (state GPUDirect RDMA in the input or "
+                                 "with --set nic.assume_gpudirect=1, or analyse one node)",
+                                 first->name, type.name, why, in.cluster.nodes.size()));
+  }
 }
 
 catalog::Catalog build_catalog(const LoadedInput& in, const PatternSearchOptions& search,
@@ -247,6 +278,8 @@ catalog::Catalog build_catalog(const LoadedInput& in, const PatternSearchOptions
   cat.provenance.tool_version = kToolVersion;
   cat.provenance.input_digest = "sha256:" + sha256_hex(normalized_input(in.cluster));
   cat.provenance.options = options_text;
+  for (const std::string& w : in.topology.warnings)
+    cat.provenance.warnings += (cat.provenance.warnings.empty() ? "" : "\n") + w;
   return cat;
 }
 

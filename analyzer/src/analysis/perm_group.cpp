@@ -220,6 +220,12 @@ BigUint PermGroup::stabilizer_order(std::size_t prefix_levels) const {
   return r;
 }
 
+BigUint PermGroup::stabilizer_index(std::size_t prefix_levels) const {
+  BigUint r(1);
+  for (std::size_t i = 0; i < std::min(prefix_levels, levels_.size()); ++i) r *= levels_[i].orbit.size();
+  return r;
+}
+
 std::vector<std::uint32_t> PermGroup::orbit_representatives() const {
   std::vector<std::uint32_t> parent(degree_);
   std::iota(parent.begin(), parent.end(), 0u);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "vp/analysis/input_dir.hpp"
@@ -71,6 +72,24 @@ Topology extract_node(const Topology& t, std::int32_t index) {
   return n;
 }
 
+// The --nodes shortcut's fabric options must change the analysis (and so be
+// recorded in canonical_options()): refuse those that do not apply. A value
+// equal to the option's default is the same as not giving it.
+void check_shortcut_options(const AnalysisRequest& r) {
+  const AnalysisRequest plain;
+  if (r.nodes == 1 && (r.fabric != plain.fabric || r.leaf_size != plain.leaf_size ||
+                       r.oversubscription != plain.oversubscription))
+    throw UsageError("--nodes 1 is one node, without a fabric: --fabric, --leaf-size and --oversubscription do not "
+                     "apply");
+  if (r.leaf_size != plain.leaf_size && r.fabric != "leaf_spine")
+    throw UsageError(fmt::format("--leaf-size {}: applies to --fabric leaf_spine only (the fabric is {})", r.leaf_size,
+                                 r.fabric));
+  if (r.oversubscription != plain.oversubscription && r.fabric == "single_switch")
+    throw UsageError(fmt::format("--oversubscription {:g}: a single_switch fabric is non-blocking (the option applies "
+                                 "to rail and leaf_spine)",
+                                 r.oversubscription));
+}
+
 }  // namespace
 
 ClusterSpec cluster_spec_from_topology(const Topology& t) {
@@ -89,49 +108,66 @@ ClusterSpec cluster_spec_from_topology(const Topology& t) {
 LoadedInput load_input(const AnalysisRequest& r) {
   ImportOptions opts;
   opts.defaults = build_defaults(r);
+  check_shortcut_options(r);
+  auto format = parse_input_format(r.format);
+  if (!format) throw UsageError(fmt::format("--format {}: unknown format", r.format));
+  if (r.input.empty() && r.format != "auto") throw UsageError("--format needs --input");
+  // The node of --input, or of this machine, read when first needed: a
+  // cluster description whose node types all name their files needs neither.
+  std::optional<Topology> node;
+  auto read_node = [&]() -> Topology& {
+    if (!node) node = r.input.empty() ? probe_local_machine(opts) : import_topology(r.input, *format, opts);
+    return *node;
+  };
   LoadedInput in;
-  Topology node;
   if (!r.input_dir.empty()) {  // one file per host, grouped by content
     if (!r.cluster.empty() || r.nodes != 0) throw UsageError("--input-dir names the nodes; drop --cluster/--nodes");
+    if (!r.input.empty()) throw UsageError("--input-dir names the nodes' files; drop --input");
     auto fabric = parse_fabric_kind(r.fabric);
     if (!fabric) throw UsageError(fmt::format("--fabric {}: unknown fabric", r.fabric));
-    in.cluster = cluster_from_hosts(list_input_dir(r.input_dir), opts, {*fabric, *fabric == FabricKind::leaf_spine ? r.leaf_size : 0, r.oversubscription},
+    in.cluster = cluster_from_hosts(list_input_dir(r.input_dir), opts,
+                                    {*fabric, *fabric == FabricKind::leaf_spine ? r.leaf_size : 0, r.oversubscription},
                                     &in.notes);
     in.topology = expand_cluster(in.cluster);
     in.origin = r.input_dir;
     return in;
   }
-  if (!r.input.empty()) {
-    auto format = parse_input_format(r.format);
-    if (!format) throw UsageError(fmt::format("--format {}: unknown format", r.format));
-    node = import_topology(r.input, *format, opts);
-    in.origin = r.input;
-  } else {
-    if (r.format != "auto") throw UsageError("--format needs --input");
-    node = probe_local_machine(opts);
-    in.origin = "local machine";
-  }
-  if (node.nodes.size() > 1) {
+  in.origin = r.input.empty() ? "local machine" : r.input;
+  if (!r.input.empty() && read_node().nodes.size() > 1) {
     // A vp JSON document of a whole cluster: already expanded.
     if (!r.cluster.empty() || r.nodes != 0)
       throw UsageError(fmt::format("{} already describes a cluster of {} nodes; drop --cluster/--nodes", r.input,
-                                   node.nodes.size()));
-    in.cluster = cluster_spec_from_topology(node);
-    in.topology = std::move(node);
+                                   node->nodes.size()));
+    in.cluster = cluster_spec_from_topology(*node);
+    in.topology = std::move(*node);
     return in;
   }
   if (!r.cluster.empty()) {
-    in.cluster = load_cluster_spec(r.cluster, &node, opts);
+    bool used = false;
+    in.cluster = load_cluster_spec(
+        r.cluster,
+        DefaultNodeType([&]() -> const Topology* {
+          used = true;
+          return &read_node();
+        }),
+        opts);
+    in.origin = used ? fmt::format("{} with {}", r.cluster, in.origin) : r.cluster;
     in.topology = expand_cluster(in.cluster);
     return in;
   }
   auto fabric = parse_fabric_kind(r.fabric);
   if (!fabric) throw UsageError(fmt::format("--fabric {}: unknown fabric", r.fabric));
+  Topology& single = read_node();
   if (r.nodes <= 1) {
-    in.cluster = cluster_from_shortcut(node, 1, FabricKind::none, 0, 1.0);
-    in.topology = std::move(node);
+    in.cluster = cluster_from_shortcut(single, 1, FabricKind::none, 0, 1.0);
+    in.topology = std::move(single);
   } else {
-    in.cluster = cluster_from_shortcut(node, r.nodes, *fabric, r.leaf_size, r.oversubscription);
+    const std::uint64_t components = std::uint64_t{r.nodes} * single.components.size();
+    if (components > kMaxClusterComponents)
+      throw UsageError(fmt::format("--nodes {}: {} nodes of {} components would have {} components, above the limit "
+                                   "of {} of an analysed cluster",
+                                   r.nodes, r.nodes, single.components.size(), components, kMaxClusterComponents));
+    in.cluster = cluster_from_shortcut(single, r.nodes, *fabric, r.leaf_size, r.oversubscription);
     in.topology = expand_cluster(in.cluster);
   }
   return in;

@@ -68,6 +68,10 @@ Runner setup_analyze_command(CLI::App& app) {
     };
     LoadedInput in = load_input(opts->request);
     for (const std::string& note : in.notes) fmt::print(stderr, "vp-analyze: {}\n", note);
+    // What the import assumed, as `vp-analyze topology` shows it; the
+    // catalog's provenance keeps the same lines (vp-catalog inspect).
+    for (const std::string& w : in.topology.warnings) fmt::print(stderr, "vp-analyze: warning: {}\n", w);
+    check_nodes_reach_network(in);
     catalog::Catalog cat = build_catalog(in, opts->request.search, canonical_options(opts->request), progress);
     std::vector<std::uint8_t> bytes = catalog::write_catalog(cat);
     // The catalog and its mirror land together or not at all.

@@ -152,6 +152,15 @@ void check_spec(const ClusterSpec& spec, const std::string& origin) {
   auto fail = [&](const std::string& what) { throw InputError(origin, 0, what); };
   if (spec.node_types.empty()) fail("the cluster has no node type");
   if (spec.nodes.empty()) fail("the cluster has no node");
+  // The size first: nothing that large is allocated (expand_cluster) or checked.
+  std::map<std::string, std::uint64_t> type_components;
+  for (const NodeTypeSpec& type : spec.node_types) type_components.emplace(type.name, type.topology.components.size());
+  std::uint64_t components = 0;
+  for (const NodeInfo& node : spec.nodes)
+    if (auto it = type_components.find(node.type); it != type_components.end()) components += it->second;
+  if (components > kMaxClusterComponents)
+    fail(fmt::format("{} nodes of {} components in all: above the limit of {} components of an analysed cluster",
+                     spec.nodes.size(), components, kMaxClusterComponents));
   for (const NodeTypeSpec& type : spec.node_types) {
     if (find_type(spec, type.name) != &type) fail(fmt::format("node type \"{}\" is defined twice", type.name));
     check_node_type(type, spec, origin);
@@ -237,13 +246,15 @@ void read_header(const Json& doc) {
 // A node type from its "input" file (relative to the description's folder),
 // or the --input topology when it names none.
 Topology node_type_topology(const Json& item, const std::string& where, const std::string& name,
-                            const std::string& path, const Topology* default_node_type, const ImportOptions& opts) {
+                            const std::string& path, const DefaultNodeType& default_node_type,
+                            const ImportOptions& opts) {
   const Json* input = find(item, "input");
   const Json* format = find(item, "format");
   if (!input) {
     if (format) bad(member_path(where, "format"), "given without \"input\"");
-    if (!default_node_type) bad(where, "no \"input\", and no topology was given with --input");
-    Topology t = *default_node_type;
+    const Topology* fallback = default_node_type ? default_node_type() : nullptr;
+    if (!fallback) bad(where, "no \"input\", and no topology was given with --input");
+    Topology t = *fallback;
     if (!t.nodes.empty()) t.nodes[0].type = name;
     return t;
   }
@@ -262,8 +273,8 @@ Topology node_type_topology(const Json& item, const std::string& where, const st
   return import_topology(file.string(), fmt_kind, o);
 }
 
-std::vector<NodeTypeSpec> read_node_types(const Json& doc, const std::string& path, const Topology* default_node_type,
-                                          const ImportOptions& opts) {
+std::vector<NodeTypeSpec> read_node_types(const Json& doc, const std::string& path,
+                                          const DefaultNodeType& default_node_type, const ImportOptions& opts) {
   const Json& list = at(doc, "document", "node_types");
   if (!list.is_array() || list.empty()) bad("node_types", "must be a non-empty array, got " + describe(list));
   std::vector<NodeTypeSpec> types;
@@ -465,6 +476,11 @@ std::vector<std::string> expand_hostlist(std::string_view expr, const std::strin
 }
 
 ClusterSpec load_cluster_spec(const std::string& path, const Topology* default_node_type, const ImportOptions& opts) {
+  return load_cluster_spec(path, DefaultNodeType([default_node_type] { return default_node_type; }), opts);
+}
+
+ClusterSpec load_cluster_spec(const std::string& path, const DefaultNodeType& default_node_type,
+                              const ImportOptions& opts) {
   const json::Document text(path, read_file(path));
   const Json& doc = text.root();
   ClusterSpec spec;

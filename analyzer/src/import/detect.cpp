@@ -60,7 +60,12 @@ std::string_view skip_prologue(std::string_view s) {
       if (end == std::string_view::npos) return s;
       s.remove_prefix(end + 3);
     } else if (s.substr(0, 9) == "<!DOCTYPE") {
-      std::size_t end = s.find('>');
+      // An internal subset "[ ... ]" may hold '>' (<!ENTITY ...>): skip it whole.
+      std::size_t end = s.find_first_of("[>");
+      if (end != std::string_view::npos && s[end] == '[') {
+        std::size_t close = s.find(']', end);
+        end = close == std::string_view::npos ? close : s.find('>', close);
+      }
       if (end == std::string_view::npos) return s;
       s.remove_prefix(end + 1);
     } else {

@@ -39,6 +39,7 @@
 #include <array>
 #include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <iterator>
 #include <map>
@@ -163,8 +164,34 @@ std::string trimmed(std::string_view s) {
   return std::string(s.substr(first, s.find_last_not_of(' ') - first + 1));
 }
 
+// A bridge type as its number. hwloc's XML reader stores whatever number the
+// file's bridge_type="U-D" says into the enum fields; loading a value outside
+// the enum's range through the enum type is undefined behaviour, so read the
+// bytes (check_bridge_types() refuses such files first).
+unsigned bridge_type_number(const hwloc_obj_bridge_type_t& field) {
+  static_assert(sizeof(field) == sizeof(unsigned), "hwloc_obj_bridge_type_t is an int-sized enum");
+  unsigned v = 0;
+  std::memcpy(&v, &field, sizeof v);
+  return v;
+}
+
+bool is_host_bridge_upstream(hwloc_obj_t b) { return bridge_type_number(b->attr->bridge.upstream_type) == HWLOC_OBJ_BRIDGE_HOST; }
+
 bool is_pci_bridge(hwloc_obj_t o) {
-  return o && o->type == HWLOC_OBJ_BRIDGE && o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_PCI;
+  return o && o->type == HWLOC_OBJ_BRIDGE && bridge_type_number(o->attr->bridge.upstream_type) == HWLOC_OBJ_BRIDGE_PCI;
+}
+
+// Every bridge's types must be hwloc's: 0 (host) or 1 (PCI).
+void check_bridge_types(hwloc_topology_t topo, const std::string& where) {
+  for (hwloc_obj_t b = hwloc_get_next_bridge(topo, nullptr); b; b = hwloc_get_next_bridge(topo, b)) {
+    unsigned up = bridge_type_number(b->attr->bridge.upstream_type);
+    unsigned down = bridge_type_number(b->attr->bridge.downstream_type);
+    if (up > HWLOC_OBJ_BRIDGE_PCI || down > HWLOC_OBJ_BRIDGE_PCI)
+      throw InputError(where, 0,
+                       fmt::format("bridge (gp_index {}): bridge_type \"{}-{}\" is not a hwloc bridge type (0 host, "
+                                   "1 PCI)",
+                                   b->gp_index, up, down));
+  }
 }
 
 using PciAttr = hwloc_obj_attr_u::hwloc_pcidev_attr_s;
@@ -428,6 +455,7 @@ class Builder {
     for (const auto& [model, count] : assumed_rates_)
       out.push_back(fmt::format("line rate of {} {} assumed: {:g} Gb/s per port (hwloc reports no line rate)",
                                 plural(count, "NIC"), model, pci::kUnknownNicGbitps));
+    if (guessed_gpudirect_ > 0) out.push_back(pci::gpudirect_warning(guessed_gpudirect_, defaults_.assume_gpudirect));
     return out;
   }
 
@@ -490,13 +518,18 @@ class Builder {
     }
   }
 
+  static std::uint16_t p_class(const Component& c) { return static_cast<std::uint16_t>(c.pci_class >> 8); }
+
   void describe_nic(Component& c, const Attachment& a) {
     pci::NicFacts facts = pci::nic_facts(c.pci_vendor, c.pci_device);
     c.model = facts.model.empty() ? pci_model(a.obj) : std::string(facts.model);
     c.device_name = nic_device_name(a.obj);
     c.line_rate_gbitps = facts.line_rate_gbitps;
     c.ports = a.ports;
-    c.gpudirect = facts.gpudirect;
+    pci::UnstatedGpudirect gdr = pci::unstated_gpudirect(p_class(c), c.pci_vendor, c.pci_device,
+                                                         defaults_.assume_gpudirect);
+    c.gpudirect = gdr.gpudirect;
+    if (gdr.guessed) ++guessed_gpudirect_;
     if (!facts.rate_known) ++assumed_rates_[fmt::format("{} ({})", c.model, hex_ids(a.obj))];
   }
 
@@ -538,6 +571,7 @@ class Builder {
   std::map<hwloc_obj_t, ComponentId> socket_of_package_;
   std::map<ComponentId, SocketIo> socket_io_;
   bool no_locality_ = false;
+  int guessed_gpudirect_ = 0;
   std::set<std::string> unknown_links_;
   std::vector<RawLink> slow_gpus_;
   std::map<std::string, std::size_t> assumed_rates_;
@@ -568,6 +602,7 @@ bool has_gpu(const Topology& t) {
 // errors ("local machine" for a probe).
 Topology import_loaded(hwloc_topology_t topo, const ImportOptions& opts, const std::string& where,
                        const std::string& node_type) {
+  check_bridge_types(topo, where);
   Topology t;
   t.defaults = opts.defaults;
   t.nodes.push_back(NodeInfo{"node0", node_type});
@@ -575,7 +610,7 @@ Topology import_loaded(hwloc_topology_t topo, const ImportOptions& opts, const s
   builder.add_sockets();
   IoWalker walker;
   for (hwloc_obj_t b = hwloc_get_next_bridge(topo, nullptr); b; b = hwloc_get_next_bridge(topo, b)) {
-    if (b->attr->bridge.upstream_type != HWLOC_OBJ_BRIDGE_HOST) continue;
+    if (!is_host_bridge_upstream(b)) continue;
     std::vector<Attachment> below = walker.bus(b, BusOwner::host_bridge);
     if (!below.empty()) builder.add_host_bridge(b, below);
   }
@@ -583,7 +618,11 @@ Topology import_loaded(hwloc_topology_t topo, const ImportOptions& opts, const s
     std::string census = pci_census(topo, walker.rejected());
     throw InputError(where, 0,
                      where == kLocalMachine
-                         ? fmt::format("no GPU found: this machine has no GPU visible to hwloc {}", census)
+                         ? fmt::format("no GPU found: this machine has no GPU visible to hwloc {}; run vp-analyze "
+                                       "on a GPU node, or give a GPU node's topology with --input FILE (hwloc "
+                                       "XML from `lstopo node.xml`, an NCCL_TOPO_DUMP_FILE, `nvidia-smi topo -m` "
+                                       "output or vp JSON)",
+                                       census)
                          : fmt::format("no GPU found {}", census));
   }
   builder.set_socket_forwarding();

@@ -12,6 +12,7 @@
 #include <charconv>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <pugixml.hpp>
 
 #include "pci_classify.hpp"
@@ -29,8 +30,8 @@ enum class PciRole : unsigned char { gpu, nic, bridge, other };
 
 struct Port {  // one <net> of a <nic>
   std::string name;
-  double gbitps = 0.0;  // 0 = not stated
-  bool gdr = false;
+  double gbitps = 0.0;      // 0 = not stated
+  std::optional<bool> gdr;  // <net gdr>; nullopt = not stated
 };
 
 struct PciDevice {
@@ -169,7 +170,7 @@ class Reader {
           family_id < 0 || model_id < 0 ? vendor : fmt::format("{} family {} model {}", vendor, family_id, model_id);
     for (pugi::xml_node child : cpu.children()) {
       std::string_view name = child.name();
-      if (name == "pci") s.devices.push_back(read_pci(child));
+      if (name == "pci") s.devices.push_back(read_pci(child, 1));
       if (name == "nic") s.devices.push_back(read_cpu_nic(child));
     }
     return s;
@@ -184,7 +185,14 @@ class Reader {
     return d;
   }
 
-  PciDevice read_pci(const pugi::xml_node& pci) {
+  // `level`: 1 for a <pci> of a <cpu>. Below the socket sits the host bridge
+  // that stands for its root complex, so level L is L + 1 parent steps deep;
+  // refusing what a catalog cannot hold also bounds this recursion.
+  PciDevice read_pci(const pugi::xml_node& pci, std::uint32_t level) {
+    if (level + 1 > kMaxTreeDepth)
+      fail(pci, fmt::format("<pci> nested {} levels deep: a catalog holds PCIe trees of at most {} levels below the "
+                            "socket (the root complex is one)",
+                            level, kMaxTreeDepth));
     PciDevice d;
     d.line = line(pci);
     d.bus_id = lower(pci.attribute("busid").value());
@@ -203,7 +211,7 @@ class Reader {
       warn_once(nvlink_warned_, "NVLink connections are ignored (the model is PCIe only)");
     if (d.role == PciRole::nic && nic) d.ports = read_ports(nic);
     if (d.role == PciRole::bridge) {
-      for (pugi::xml_node sub : pci.children("pci")) d.children.push_back(read_pci(sub));
+      for (pugi::xml_node sub : pci.children("pci")) d.children.push_back(read_pci(sub, level + 1));
     } else if (pci.child("pci")) {
       fail(pci, fmt::format("{} has PCI devices below it, but only bridges can", d.bus_id));
     }
@@ -234,8 +242,9 @@ class Reader {
     std::vector<Port> ports;
     for (pugi::xml_node net : nic.children("net")) {
       int mbps = int_attr(net, "speed", 0);
-      ports.push_back(
-          Port{net.attribute("name").value(), mbps > 0 ? mbps / 1000.0 : 0.0, int_attr(net, "gdr", 0) != 0});
+      std::optional<bool> gdr;
+      if (!net.attribute("gdr").empty()) gdr = int_attr(net, "gdr", 0) != 0;
+      ports.push_back(Port{net.attribute("name").value(), mbps > 0 ? mbps / 1000.0 : 0.0, gdr});
     }
     return ports;
   }
@@ -296,6 +305,7 @@ class Builder {
           fmt::format("line rate of {} NIC{} assumed: {:g} Gb/s per port (no <net speed>, PCI ids "
                       "of no known model)",
                       assumed_rates_, assumed_rates_ == 1 ? "" : "s", pci::kUnknownNicGbitps));
+    if (guessed_gpudirect_ > 0) warnings_.push_back(pci::gpudirect_warning(guessed_gpudirect_, d_.assume_gpudirect));
     return std::move(warnings_);
   }
 
@@ -355,17 +365,25 @@ class Builder {
 
   // Ports = <net> elements; the line rate is the slowest stated port's, and
   // GPUDirect RDMA any port's gdr flag. What the <net>s do not state comes
-  // from the PCI ids, as in the hwloc importer (pci_classify.hpp).
+  // from the PCI ids and class, as in the hwloc importer (pci_classify.hpp):
+  // Azure's NDv4/NDv5 files have no <net> at all.
   void fill_nic(Component& c, const PciDevice& d) {
     pci::NicFacts facts = pci::nic_facts(d.vendor, d.device);
     c.model = std::string(facts.model);
     c.ports = static_cast<std::uint32_t>(std::max<std::size_t>(d.ports.size(), 1));
     if (!d.ports.empty()) c.device_name = d.ports.front().name;
+    bool gdr_stated = false;
     for (const Port& p : d.ports) {
       if (p.gbitps > 0 && (c.line_rate_gbitps == 0 || p.gbitps < c.line_rate_gbitps)) c.line_rate_gbitps = p.gbitps;
-      c.gpudirect = c.gpudirect || p.gdr;
+      gdr_stated = gdr_stated || p.gdr.has_value();
+      c.gpudirect = c.gpudirect || p.gdr.value_or(false);
     }
-    if (d.ports.empty()) c.gpudirect = facts.gpudirect;
+    if (!gdr_stated) {
+      pci::UnstatedGpudirect gdr = pci::unstated_gpudirect(static_cast<std::uint16_t>(d.pci_class >> 8), d.vendor,
+                                                           d.device, d_.assume_gpudirect);
+      c.gpudirect = gdr.gpudirect;
+      guessed_gpudirect_ += gdr.guessed;
+    }
     if (c.line_rate_gbitps > 0) return;
     c.line_rate_gbitps = facts.line_rate_gbitps;
     if (!facts.rate_known) ++assumed_rates_;
@@ -392,6 +410,7 @@ class Builder {
   std::vector<ComponentId> cpus_;
   std::vector<std::string> warnings_;
   int assumed_rates_ = 0;
+  int guessed_gpudirect_ = 0;
 };
 
 }  // namespace

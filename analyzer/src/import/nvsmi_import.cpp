@@ -187,7 +187,10 @@ class MatrixReader {
   void add_device(std::string_view label, int line) {
     Device d;
     d.label = std::string(label);
-    if (numbered(label, "GPU")) {
+    // "GPU" and digits is a GPU column, even when the number overflows an int.
+    const bool gpu_label = label.size() > 3 && label.substr(0, 3) == "GPU" &&
+                           label.find_first_not_of("0123456789", 3) == std::string_view::npos;
+    if (gpu_label) {
       if (label != fmt::format("GPU{}", gpus_)) fail(line, fmt::format("header: expected GPU{}, got {}", gpus_, label));
       d.gpu = true;
       d.index = gpus_++;
@@ -453,7 +456,7 @@ class Builder {
       nic.device_name = d.name;
       nic.ports = 1;
       nic.line_rate_gbitps = pci::kUnknownNicGbitps;
-      nic.gpudirect = true;  // nvidia-smi lists RDMA (verbs) devices
+      nic.gpudirect = d_.assume_gpudirect;  // nvidia-smi lists RDMA (verbs) devices
     }
     t_.add_duplex_link(c, parent, LinkKind::pcie, link_);
   }
@@ -486,8 +489,11 @@ std::vector<std::string> warnings_for(const Topology& t, const Matrix& m) {
   if (!t.nics.empty())
     w.push_back(
         fmt::format("nvidia-smi gives no NIC model, line rate or port count: each NIC (an RDMA device) "
-                    "assumed one {:g} Gb/s port, GPUDirect RDMA capable",
-                    pci::kUnknownNicGbitps));
+                    "assumed one {:g} Gb/s port, {}",
+                    pci::kUnknownNicGbitps,
+                    t.defaults.assume_gpudirect
+                        ? "GPUDirect RDMA capable (--set nic.assume_gpudirect=0 if not)"
+                        : "without GPUDirect RDMA (nic.assume_gpudirect=0)"));
   if (t.sockets.size() > 1) w.push_back("nvidia-smi names no CPU model: inter-socket links use inter_socket.unknown");
   return w;
 }

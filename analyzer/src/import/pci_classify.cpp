@@ -1,5 +1,7 @@
 #include "pci_classify.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <map>
@@ -131,6 +133,19 @@ NicFacts nic_facts(std::uint16_t vendor, std::uint16_t device) {
   }
   // Unknown Mellanox ids are most likely newer ConnectX generations.
   return NicFacts{{}, kUnknownNicGbitps, false, vendor == kMellanox};
+}
+
+UnstatedGpudirect unstated_gpudirect(std::uint16_t class_id, std::uint16_t vendor, std::uint16_t device, bool assume) {
+  NicFacts facts = nic_facts(vendor, device);
+  bool rdma = facts.gpudirect || (facts.model.empty() && class_id == 0x0207);
+  return UnstatedGpudirect{rdma && assume, rdma && facts.model.empty()};
+}
+
+std::string gpudirect_warning(int count, bool assume) {
+  return fmt::format("GPUDirect RDMA of {} RDMA NIC{} (InfiniBand class or Mellanox ids, no known model) not stated "
+                     "by the input: {} (nic.assume_gpudirect={}; --set nic.assume_gpudirect={} if not)",
+                     count, count == 1 ? "" : "s", assume ? "assumed capable" : "taken as absent", assume ? 1 : 0,
+                     assume ? 0 : 1);
 }
 
 }  // namespace vp::pci

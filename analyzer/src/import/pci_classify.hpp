@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -79,5 +80,17 @@ struct NicFacts {
 };
 inline constexpr double kUnknownNicGbitps = 100.0;
 NicFacts nic_facts(std::uint16_t vendor, std::uint16_t device);
+
+// GPUDirect RDMA of a NIC whose input does not state it. An RDMA NIC (a model
+// of the table that has it, unknown Mellanox ids, or any NIC of the
+// InfiniBand class 0x0207) gets `assume` (nic.assume_gpudirect); any other NIC
+// has none. `guessed`: an RDMA NIC of no known model (the importer warns).
+struct UnstatedGpudirect {
+  bool gpudirect = false;
+  bool guessed = false;
+};
+UnstatedGpudirect unstated_gpudirect(std::uint16_t class_id, std::uint16_t vendor, std::uint16_t device, bool assume);
+// The warning for `count` guessed NICs: what was assumed and how to override it.
+std::string gpudirect_warning(int count, bool assume);
 
 }  // namespace vp::pci

@@ -60,13 +60,24 @@ CapacitySource CapacityDefaults::source_for(const std::string& key) const {
 }
 
 void CapacityDefaults::set(const std::string& key, double value, const std::string& origin) {
+  const auto keys = entries();
+  if (!keys.count(key)) {
+    std::string list;
+    for (const auto& [k, v] : keys) list += (list.empty() ? "" : ", ") + k;
+    throw InputError(origin, 0, fmt::format("{}: unknown key (the keys are {})", key, list));
+  }
+  if (key == "nic.assume_gpudirect") {
+    if (value != 0 && value != 1)
+      throw InputError(origin, 0, fmt::format("{}: must be 1 (capable) or 0 (not), got {}", key, value));
+    assume_gpudirect = value == 1;
+    overridden.insert(key);
+    return;
+  }
   if (!std::isfinite(value) || value <= 0) {
     throw InputError(origin, 0, fmt::format("{}: must be a positive number, got {}", key, value));
   }
   if (starts_with(key, "pcie.gen")) {
-    int gen = parse_small_int(std::string_view(key).substr(8));
-    if (gen < 1 || gen > 9) throw InputError(origin, 0, fmt::format("{}: unknown key (expected pcie.gen1 .. pcie.gen9)", key));
-    pcie_x16_gbps[gen] = value;
+    pcie_x16_gbps[parse_small_int(std::string_view(key).substr(8))] = value;
   } else if (key == "pcie.unknown_gen") {
     if (!is_positive_integer(value) || !pcie_x16_gbps.count(static_cast<int>(value)))
       throw InputError(origin, 0, fmt::format("{}: must name a generation of the table, got {}", key, value));
@@ -74,18 +85,13 @@ void CapacityDefaults::set(const std::string& key, double value, const std::stri
   } else if (key == "pcie.unknown_width") {
     if (!is_positive_integer(value)) throw InputError(origin, 0, fmt::format("{}: must be a lane count, got {}", key, value));
     unknown_pcie_width = static_cast<int>(value);
-  } else if (starts_with(key, "inter_socket.") && key.size() > 13) {
+  } else if (starts_with(key, "inter_socket.")) {
     inter_socket_gbps[key.substr(13)] = value;
   } else if (key == "root_complex_p2p_factor") {
     root_complex_p2p_factor = value;
   } else if (key == "nic_efficiency") {
     if (value > 1) throw InputError(origin, 0, fmt::format("{}: must be at most 1, got {}", key, value));
     nic_efficiency = value;
-  } else {
-    throw InputError(origin, 0,
-                     fmt::format("{}: unknown key (expected pcie.genN, pcie.unknown_gen, pcie.unknown_width, "
-                                 "inter_socket.FAMILY, root_complex_p2p_factor or nic_efficiency)",
-                                 key));
   }
   overridden.insert(key);
 }
@@ -112,6 +118,7 @@ std::map<std::string, double> CapacityDefaults::entries() const {
   for (const auto& [family, gbps] : inter_socket_gbps) out["inter_socket." + family] = gbps;
   out["root_complex_p2p_factor"] = root_complex_p2p_factor;
   out["nic_efficiency"] = nic_efficiency;
+  out["nic.assume_gpudirect"] = assume_gpudirect ? 1.0 : 0.0;
   return out;
 }
 

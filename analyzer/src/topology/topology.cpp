@@ -108,8 +108,58 @@ bool valid_parent_kind(ComponentKind child, ComponentKind parent) {
   return false;
 }
 
+// The byte offset of the first byte of `s` that is not valid UTF-8 (RFC 3629:
+// no overlong forms, no surrogates, nothing above U+10FFFF) or is a control
+// character (C0 or DEL), else npos. The catalog, its JSON mirror and every
+// message carry these strings: a NUL would cut them, and invalid UTF-8 cannot
+// be written as JSON.
+std::size_t bad_text_at(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      if (c < 0x20 || c == 0x7f) return i;
+      ++i;
+      continue;
+    }
+    std::size_t len = 0;
+    unsigned char lo = 0x80, hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) len = 2;
+    else if (c >= 0xe0 && c <= 0xef) len = 3, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+    else if (c >= 0xf0 && c <= 0xf4) len = 4, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+    else return i;
+    if (s.size() - i < len) return i;
+    for (std::size_t k = 1; k < len; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + k]);
+      if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xbf)) return i;
+    }
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
+void check_text(const std::string& file, const std::string& where, const char* field, const std::string& value) {
+  std::size_t at = bad_text_at(value);
+  if (at == std::string_view::npos) return;
+  const auto byte = static_cast<unsigned char>(value[at]);
+  fail(file, fmt::format("{}: {} is not text: byte 0x{:02x} at offset {} is {}", where, field, byte, at,
+                         byte < 0x20 || byte == 0x7f ? "a control character" : "not valid UTF-8"));
+}
+
 void check_components(const Topology& t, const std::string& file) {
   const auto n = t.components.size();
+  for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+    check_text(file, fmt::format("node {}", i), "name", t.nodes[i].name);
+    check_text(file, fmt::format("node {}", i), "type", t.nodes[i].type);
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    const Component& c = t.components[i];
+    std::string where = fmt::format("component {} ({})", i, to_string(c.kind));
+    check_text(file, where, "name", c.name);
+    check_text(file, where, "model", c.model);
+    check_text(file, where, "pci_bus_id", c.pci_bus_id);
+    check_text(file, where, "device_name", c.device_name);
+    check_text(file, where, "cpu_family", c.cpu_family);
+  }
   for (std::size_t i = 0; i < n; ++i) {
     const Component& c = t.components[i];
     std::string where = fmt::format("component {} ({})", i, c.name.empty() ? to_string(c.kind) : c.name);
@@ -151,6 +201,22 @@ void check_acyclic(const Topology& t, const std::string& file) {
       fail(file, fmt::format("the PCIe tree has a cycle through {}", t.components[c].name));
     for (ComponentId x : chain) state[x] = 2;
   }
+  // Depth: a catalog's reader follows at most kMaxTreeDepth parent steps.
+  std::vector<std::uint32_t> depth(n, 0);
+  std::vector<unsigned char> known(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<ComponentId> chain;
+    ComponentId c = static_cast<ComponentId>(i);
+    while (c != kNone && !known[c]) chain.push_back(c), c = t.components[c].parent;
+    std::uint32_t d = c == kNone ? 0 : depth[c] + 1;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it, ++d) {
+      if (t.components[*it].parent == kNone) d = 0;
+      depth[*it] = d, known[*it] = 1;
+    }
+    if (depth[i] > kMaxTreeDepth)
+      fail(file, fmt::format("component {} ({}): {} PCIe levels below its socket, more than the {} a catalog holds",
+                             i, to_string(t.components[i].kind), depth[i], kMaxTreeDepth));
+  }
 }
 
 void check_links(const Topology& t, const std::string& file) {
@@ -180,14 +246,20 @@ void check_links(const Topology& t, const std::string& file) {
   }
 }
 
+// A component in a message: its name, or before canonicalize() names it,
+// its kind and id ("gpu component 3").
+std::string label(const Component& c) {
+  return c.name.empty() ? fmt::format("{} component {}", to_string(c.kind), c.id) : c.name;
+}
+
 void check_bus_ids(const Topology& t, const std::string& file) {
   std::map<std::pair<std::int32_t, std::string>, ComponentId> seen;
   for (const Component& c : t.components) {
     if (c.pci_bus_id.empty()) continue;
     auto [it, fresh] = seen.emplace(std::make_pair(c.node, c.pci_bus_id), c.id);
     if (!fresh)
-      fail(file, fmt::format("duplicate PCI bus id {} ({} and {})", c.pci_bus_id,
-                             t.components[it->second].name, c.name));
+      fail(file, fmt::format("duplicate PCI bus id {} ({} and {})", c.pci_bus_id, label(t.components[it->second]),
+                             label(c)));
   }
 }
 

@@ -216,6 +216,9 @@ struct DefaultEntry {
 
 struct ProvenanceView {
   std::string_view tool, tool_version, input_digest, options;
+  // What the analyzer assumed (import warnings), one per line; empty in a
+  // 1.0 file, which has no such field.
+  std::string_view warnings;
 };
 
 // A section-table entry, known or skipped.
@@ -500,8 +503,10 @@ inline DefaultEntry CatalogView::default_at(std::uint32_t i) const noexcept {
 }
 inline ProvenanceView CatalogView::provenance() const noexcept {
   const detail::Records r = rec(SectionType::provenance);
+  const bool has_warnings = r.ref.record_size >= provenance::size;
   return {string(r.u32(0, provenance::tool)), string(r.u32(0, provenance::tool_version)),
-          string(r.u32(0, provenance::input_digest)), string(r.u32(0, provenance::options))};
+          string(r.u32(0, provenance::input_digest)), string(r.u32(0, provenance::options)),
+          has_warnings ? string(r.u32(0, provenance::warnings)) : std::string_view()};
 }
 
 }  // namespace v1

@@ -25,7 +25,7 @@ inline namespace v1 {
 // The format version this library reads and writes. A reader of 1.y reads any
 // 1.x file whose min_reader_minor <= y (SPEC.md "Compatibility").
 inline constexpr std::uint16_t kFormatMajor = 1;
-inline constexpr std::uint16_t kFormatMinor = 0;
+inline constexpr std::uint16_t kFormatMinor = 1;  // 1.1: provenance.warnings
 
 // ---- signature ----------------------------------------------------------------
 // 0x89: high bit set, catches 7-bit channels and text files; "VPC": the name;
@@ -378,7 +378,11 @@ inline constexpr std::size_t tool = 0;
 inline constexpr std::size_t tool_version = 4;
 inline constexpr std::size_t input_digest = 8;
 inline constexpr std::size_t options = 12;
-inline constexpr std::size_t size = 16;
+inline constexpr std::size_t size_1_0 = 16;  // the 1.0 record: the smallest a reader accepts
+// Appended in 1.1 (present when record_size >= size):
+inline constexpr std::size_t warnings = 16;
+inline constexpr std::size_t reserved = 20;  // 4 bytes
+inline constexpr std::size_t size = 24;
 }  // namespace provenance
 
 inline constexpr Field kProvenanceFields[] = {
@@ -386,6 +390,8 @@ inline constexpr Field kProvenanceFields[] = {
     {provenance::tool_version, 4, FieldType::str, "tool_version"},
     {provenance::input_digest, 4, FieldType::str, "input_digest"},
     {provenance::options, 4, FieldType::str, "options"},
+    {provenance::warnings, 4, FieldType::str, "warnings"},
+    {provenance::reserved, 4, FieldType::reserved, "reserved"},
 };
 
 // Scalar array elements (record_size equals the element size exactly).
@@ -406,9 +412,10 @@ struct SectionSpec {
   SectionType type;
   const char* name;
   SectionShape shape;
-  std::uint32_t min_record_size;
-  const Field* fields;
-  std::size_t field_count;
+  std::uint32_t min_record_size;  // the 1.0 size: a smaller record is an error
+  const Field* fields;            // in offset order; fields past min_record_size were appended by a later
+  std::size_t field_count;        // minor and are present when record_size reaches their end
+  std::uint32_t known_record_size = min_record_size;  // the bytes this version interprets
 };
 
 namespace detail {
@@ -432,7 +439,7 @@ inline constexpr SectionSpec kSectionSpecs[] = {
     {SectionType::cluster, "cluster", SectionShape::records, cluster::size, kClusterFields, detail::count_of(kClusterFields)},
     {SectionType::spine_uplinks, "spine_uplinks", SectionShape::array, 8, kUplinkFields, detail::count_of(kUplinkFields)},
     {SectionType::defaults, "defaults", SectionShape::records, default_entry::size, kDefaultFields, detail::count_of(kDefaultFields)},
-    {SectionType::provenance, "provenance", SectionShape::records, provenance::size, kProvenanceFields, detail::count_of(kProvenanceFields)},
+    {SectionType::provenance, "provenance", SectionShape::records, provenance::size_1_0, kProvenanceFields, detail::count_of(kProvenanceFields), provenance::size},
 };
 static_assert(sizeof(kSectionSpecs) / sizeof(kSectionSpecs[0]) == kLastSectionType);
 

@@ -15,6 +15,13 @@ namespace vp {
 // Progress lines ("node type pcie-gen4: 511 pattern orbits") for a terminal.
 using ProgressFn = std::function<void(std::string_view)>;
 
+// Throws InputError(in.origin, 0, ...) for a cluster of several nodes in
+// which a node has no NIC that carries GPU traffic (no NIC, or none with
+// GPUDirect RDMA): a catalog of it could not move a byte between nodes.
+// `vp-analyze` runs it before the analysis; build_catalog() does not, so
+// that tests can build such catalogs for the runtime's refusals.
+void check_nodes_reach_network(const LoadedInput& in);
+
 // Analyse `in`. `options_text` is canonical_options() of the request, stored
 // in the provenance. Throws std::logic_error if a check of ours fails (a
 // generator that is no automorphism, a pattern that is not contention-free).

@@ -56,6 +56,10 @@ class PermGroup {
   BigUint order() const;
   // Order of the pointwise stabilizer of the first `prefix_levels` base points.
   BigUint stabilizer_order(std::size_t prefix_levels) const;
+  // Its index in the group, order() / stabilizer_order(prefix_levels): the
+  // number of images of the first `prefix_levels` base points as a tuple
+  // (the size of the group the elements induce on them), exact at any size.
+  BigUint stabilizer_index(std::size_t prefix_levels) const;
   // Per point: the smallest point of its orbit.
   std::vector<std::uint32_t> orbit_representatives() const;
   bool contains(Permutation g) const;

@@ -36,7 +36,9 @@ struct AnalysisRequest {
 struct LoadedInput {
   Topology topology;
   ClusterSpec cluster;
-  std::string origin;  // the file, or "local machine"
+  // The file, or "local machine"; with --cluster, the description (and the
+  // --input file or "local machine" when a node type uses it).
+  std::string origin;
   std::vector<std::string> notes;  // findings to show the user (hosts that differ from their group)
 };
 

@@ -72,13 +72,19 @@ struct CapacityDefaults {
   // key: nic_efficiency (NCCL: NET_BW 12 GB/s for 100 Gb/s = 0.96; we keep 1.0
   // so that 100 Gb/s = 12.5 GB/s as DESIGN §2 states).
   double nic_efficiency = 1.0;
+  // GPUDirect RDMA of an RDMA NIC (InfiniBand, RoCE, EFA) whose input does
+  // not state it (hwloc never does; NCCL XML without <net gdr>; nvidia-smi):
+  // true = capable, as RDMA NICs of GPU servers are set up; false = not (no
+  // nvidia-peermem / dmabuf). key: nic.assume_gpudirect, 1 or 0.
+  bool assume_gpudirect = true;
 
   // Keys the user changed; a capacity derived from one of them is `override`.
   std::set<std::string> overridden;
 
-  // Apply one override `key=value`. Throws InputError(origin, 0, reason) on an
-  // unknown key or a value that is not a finite positive number (widths and
-  // generations: positive integers).
+  // Apply one override `key=value`. Throws InputError(origin, 0, reason) on a
+  // key that is not in the table (the reason lists the keys) or a value that is
+  // not a finite positive number (widths and generations: positive integers;
+  // nic.assume_gpudirect: 0 or 1).
   void set(const std::string& key, double value, const std::string& origin);
   // Apply a JSON file of overrides ({"pcie.gen4": 22.5, ...}).
   void load_file(const std::string& path);

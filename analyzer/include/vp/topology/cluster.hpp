@@ -12,6 +12,8 @@
 // routes are unique and commute with the fabric's symmetry.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +36,12 @@ struct ClusterSpec {
   double nic_gbitps = 0.0;
 };
 
+// The most components an expanded cluster may have (about 1 KB of memory
+// each): 2^21, e.g. 65,536 nodes of 32 components, beyond any cluster built
+// so far. load_cluster_spec(), expand_cluster() and vp-analyze --nodes refuse
+// larger clusters before allocating them.
+inline constexpr std::uint64_t kMaxClusterComponents = std::uint64_t{1} << 21;
+
 // Expand "gpu[001-004,010]" / "a[1-2]b[1-2]" / "n1,n2" into host names.
 // Throws InputError(origin, 0, reason) on malformed ranges or more than
 // 1,000,000 names.
@@ -43,6 +51,13 @@ std::vector<std::string> expand_hostlist(std::string_view expr, const std::strin
 // `default_node_type` (the topology of --input); an "input" path is relative
 // to the description's folder.
 ClusterSpec load_cluster_spec(const std::string& path, const Topology* default_node_type,
+                              const ImportOptions& opts);
+// The same, with the --input topology produced on demand: called only for a
+// node type that gives no "input" (so that a description whose node types all
+// name their files needs no --input and no probe of this machine); it may
+// return nullptr when there is none.
+using DefaultNodeType = std::function<const Topology*()>;
+ClusterSpec load_cluster_spec(const std::string& path, const DefaultNodeType& default_node_type,
                               const ImportOptions& opts);
 
 // The command-line shortcut: `count` nodes of `node_type`, named node0..,

@@ -32,6 +32,11 @@ using ComponentId = std::uint32_t;
 using LinkId = std::uint32_t;
 inline constexpr std::uint32_t kNone = 0xFFFFFFFFu;
 
+// The deepest PCIe tree a catalog holds: parent steps from a component to its
+// socket (the runtime verifier's default max_tree_depth). finalize() refuses
+// deeper trees as bad input, before the writer would.
+inline constexpr std::uint32_t kMaxTreeDepth = 32;
+
 // Order matters: it is the canonical ordering of kinds.
 enum class ComponentKind : unsigned char { cpu, host_bridge, pcie_switch, gpu, nic, net_switch };
 inline constexpr int kComponentKinds = 6;
@@ -148,7 +153,10 @@ struct Topology {
 // Validate the structure and rebuild derived indexes. Throws InputError(file,
 // 0, reason) naming the first problem: dangling ids, a PCIe parent cycle, a
 // parent of the wrong kind, duplicate PCI bus ids within a node, a
-// non-positive or non-finite capacity, a link without its reverse, no GPU.
+// non-positive or non-finite capacity, a link without its reverse, no GPU,
+// a PCIe tree deeper than kMaxTreeDepth, a string field (names, model, bus
+// id, device name, CPU family) that is not UTF-8 text without control
+// characters.
 void finalize(Topology& t, const std::string& file);
 
 // Put components and links into canonical order (links: see link_key in

@@ -130,6 +130,9 @@ struct Provenance {
   std::string tool_version;
   std::string input_digest;   // "sha256:<hex>" over the normalized input topology JSON
   std::string options;        // the options that change the result, canonical text
+  // What the import assumed (warnings, one per line, no trailing newline);
+  // empty when nothing was. Format 1.1; a 1.0 file reads as empty.
+  std::string warnings;
   friend bool operator==(const Provenance&, const Provenance&) = default;
 };
 

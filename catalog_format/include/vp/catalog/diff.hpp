@@ -15,9 +15,11 @@ struct DiffOptions {
   std::size_t max_items = 20;        // listed differences per topic, then "... and N more"
 };
 
-// One line per difference, in a fixed order: node types (matched by name;
-// components and links by id, routes by endpoints, patterns as sets), node
-// groups, fabric, cluster group order, defaults (by key), provenance.
+// One line per difference, in a fixed order: node types (matched by name,
+// else by content: a type that differs only in its name is one "named ... in
+// B" line; components matched by name, links and routes by their endpoints'
+// names, patterns as sets), node groups, fabric, cluster group order,
+// defaults (by key), provenance.
 // Empty when the catalogs are equal (under the options). Lines read
 // "node type \"x\": component 5 (gpu0): pci_bus_id \"a\" -> \"b\"".
 std::vector<std::string> diff_catalogs(const Catalog& a, const Catalog& b, const DiffOptions& options = {});
@@ -29,9 +31,10 @@ std::vector<std::string> diff_catalogs(const Catalog& a, const Catalog& b, const
 //  * orbits: the symmetry: group orders, generators, component and link
 //    orbits, the fabric's group;
 //  * channels: the local pattern orbit representatives and their counts;
-//  * options: the provenance's tool and recorded analysis options.
-enum class DiffArea { topology, orbits, channels, options };
-inline constexpr std::size_t kDiffAreaCount = 4;
+//  * options: the provenance's tool and recorded analysis options;
+//  * names: a node type's name alone (its content is the same).
+enum class DiffArea { topology, orbits, channels, options, names };
+inline constexpr std::size_t kDiffAreaCount = 5;
 const char* to_string(DiffArea area);
 
 // A node type present in only one catalog is one difference that touches

@@ -185,6 +185,10 @@ class ClusterVerifier {
     if (s.ok()) s = c_.check_string(provenance_, 0, provenance::tool_version, "tool_version");
     if (s.ok()) s = c_.check_string(provenance_, 0, provenance::input_digest, "input_digest");
     if (s.ok()) s = c_.check_string(provenance_, 0, provenance::options, "options");
+    if (provenance_.ref.record_size >= provenance::size) {  // the fields appended in 1.1
+      if (s.ok()) s = c_.check_string(provenance_, 0, provenance::warnings, "warnings");
+      if (s.ok()) s = c_.check_zero(provenance_.type, nullptr, provenance_.at(0, provenance::reserved), 4);
+    }
     return s;
   }
 

@@ -1,0 +1,158 @@
+// vp-analyze's options as a new user meets them (issue 10 §2): --set keys,
+// --cluster without --input, shortcut options that do not apply, GPUDirect
+// RDMA that the input does not state, the probe of a machine without GPUs.
+// Whole messages and exit codes of the real binary.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "support.hpp"
+
+using vp::test::fixture;
+using vp::test::RunResult;
+using vp::test::shell_quote;
+using vp::test::TempDir;
+
+namespace {
+
+const std::string kBin = VP_ANALYZE_BIN;
+const std::string kPlatform = fixture("platforms/pcie-gen4-2s4sw8g.json");
+const std::string kNdv4 = fixture("real/nccl-topo/azure-ndv4-topo.xml");
+
+RunResult analyze(const std::string& args) { return vp::test::run(shell_quote(kBin) + " " + args); }
+
+void check_usage_error(const RunResult& r, const std::string& message) {
+  CHECK(r.exit_code == 1);
+  CHECK(r.err == message);
+  CHECK(r.out.empty());
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+const std::string kKeys =
+    "inter_socket.amd, inter_socket.arm, inter_socket.intel, inter_socket.intel_broadwell, "
+    "inter_socket.intel_emerald_rapids, inter_socket.intel_sapphire_rapids, inter_socket.intel_skylake, "
+    "inter_socket.power9, inter_socket.unknown, inter_socket.zhaoxin, nic.assume_gpudirect, nic_efficiency, "
+    "pcie.gen1, pcie.gen2, pcie.gen3, pcie.gen4, pcie.gen5, pcie.gen6, pcie.unknown_gen, pcie.unknown_width, "
+    "root_complex_p2p_factor";
+
+}  // namespace
+
+TEST_CASE("--set: a key that is not in the default table is a usage error that lists the keys") {
+  const std::string in = "topology --input " + shell_quote(kPlatform);
+  for (const char* key : {"inter_socket.amdd", "inter_socket.Amd", "pcie.gen7", "pcie.gen9", "bogus"}) {
+    CAPTURE(key);
+    check_usage_error(analyze(in + " --set " + key + "=3"),
+                      std::string("vp-analyze: error: --set ") + key + ": unknown key (the keys are " + kKeys + ")\n");
+  }
+  // The same in a --defaults file.
+  TempDir dir;
+  std::string file = dir.write("d.json", R"({"inter_socket.amdd": 3})");
+  RunResult r = analyze(in + " --defaults " + shell_quote(file));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "vp-analyze: error: " + file + ": inter_socket.amdd: unknown key (the keys are " + kKeys + ")\n");
+  // A key of the table still works and shows as overridden.
+  r = analyze(in + " --set inter_socket.amd=30");
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("inter_socket.amd                         30  (overridden)") != std::string::npos);
+}
+
+TEST_CASE("--cluster whose node types all name their files needs no --input and probes nothing") {
+  TempDir dir;
+  dir.write("gen4.json", slurp(kPlatform));
+  std::string spec = dir.write("c.json", R"({"format": "vp-cluster", "version": 1,
+    "node_types": [{"name": "gen4", "input": "gen4.json"}],
+    "nodes": [{"type": "gen4", "count": 2}], "fabric": {"kind": "single_switch"}})");
+  RunResult r = analyze("topology --cluster " + shell_quote(spec));
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.rfind("Topology of " + spec + ": 2 nodes, 16 GPUs", 0) == 0);
+  // An --input that no node type uses is not named in the header.
+  r = analyze("topology --input " + shell_quote(kNdv4) + " --cluster " + shell_quote(spec));
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.rfind("Topology of " + spec + ": 2 nodes, 16 GPUs", 0) == 0);
+  CHECK(r.err.empty());
+  // One that a node type uses is named beside the description.
+  std::string uses = dir.write("u.json", R"({"format": "vp-cluster", "version": 1,
+    "node_types": [{"name": "gen4"}], "nodes": [{"type": "gen4", "count": 2}], "fabric": {"kind": "single_switch"}})");
+  r = analyze("topology --input " + shell_quote(kPlatform) + " --cluster " + shell_quote(uses));
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.rfind("Topology of " + uses + " with " + kPlatform + ": 2 nodes, 16 GPUs", 0) == 0);
+}
+
+TEST_CASE("shortcut options that would change nothing are refused") {
+  const std::string in = "topology --input " + shell_quote(kPlatform);
+  check_usage_error(analyze(in + " --nodes 16 --fabric single_switch --oversubscription 2"),
+                    "vp-analyze: error: --oversubscription 2: a single_switch fabric is non-blocking (the option "
+                    "applies to rail and leaf_spine)\n");
+  check_usage_error(analyze(in + " --nodes 16 --oversubscription 2"),
+                    "vp-analyze: error: --oversubscription 2: a single_switch fabric is non-blocking (the option "
+                    "applies to rail and leaf_spine)\n");
+  check_usage_error(analyze(in + " --nodes 16 --fabric rail --leaf-size 4"),
+                    "vp-analyze: error: --leaf-size 4: applies to --fabric leaf_spine only (the fabric is rail)\n");
+  check_usage_error(analyze(in + " --nodes 1 --fabric rail"),
+                    "vp-analyze: error: --nodes 1 is one node, without a fabric: --fabric, --leaf-size and "
+                    "--oversubscription do not apply\n");
+  // What applies is accepted.
+  CHECK(analyze(in + " --nodes 2 --fabric rail --oversubscription 2").exit_code == 0);
+  CHECK(analyze(in + " --nodes 2 --fabric leaf_spine --leaf-size 1 --oversubscription 2").exit_code == 0);
+}
+
+TEST_CASE("Azure NDv4 (no <net>): GPUDirect RDMA assumed with a warning, overridable; a catalog whose nodes cannot "
+          "reach the network is refused") {
+  RunResult r = analyze("topology --input " + shell_quote(kNdv4));
+  REQUIRE(r.exit_code == 0);
+  const std::string warning =
+      "warning: GPUDirect RDMA of 8 RDMA NICs (InfiniBand class or Mellanox ids, no known model) not stated by the "
+      "input: assumed capable (nic.assume_gpudirect=1; --set nic.assume_gpudirect=0 if not)\n";
+  CHECK(r.out.find(warning) != std::string::npos);
+  CHECK(r.out.find("  nic.assume_gpudirect                      1\n") != std::string::npos);
+
+  TempDir dir;
+  const std::string out = dir.path() + "/x.vpcat";
+  r = analyze("--input " + shell_quote(kNdv4) + " --nodes 2 --fabric rail --set nic.assume_gpudirect=0 --out " +
+              shell_quote(out));
+  CHECK(r.exit_code == 2);
+  // The import's warnings first (what was assumed), then the refusal.
+  CHECK(r.err.rfind("vp-analyze: warning: node type azure-ndv4-topo: line rate of 8 NICs assumed", 0) == 0);
+  CHECK(r.err.find("taken as absent (nic.assume_gpudirect=0; --set nic.assume_gpudirect=1 if not)\n") !=
+        std::string::npos);
+  const std::string refusal = "vp-analyze: error: " + kNdv4 +
+                     ": node node0 (node type azure-ndv4-topo) has no NIC that carries GPU traffic (none of its 8 "
+                     "NICs has GPUDirect RDMA): a catalog of 2 nodes could not move a byte between nodes (state "
+                     "GPUDirect RDMA in the input or with --set nic.assume_gpudirect=1, or analyse one node)\n";
+  CHECK(r.err.size() > refusal.size());
+  CHECK(r.err.substr(r.err.size() - refusal.size()) == refusal);
+  CHECK(slurp(out).empty());
+  // One node needs no network.
+  CHECK(analyze("--input " + shell_quote(kNdv4) + " --set nic.assume_gpudirect=0 -q --out " + shell_quote(out))
+            .exit_code == 0);
+  check_usage_error(analyze("topology --input " + shell_quote(kNdv4) + " --set nic.assume_gpudirect=2"),
+                    "vp-analyze: error: --set nic.assume_gpudirect: must be 1 (capable) or 0 (not), got 2\n");
+}
+
+TEST_CASE("a probe that finds no GPU says what to do") {
+  // hwloc reads HWLOC_XMLFILE instead of this machine: a GPU-less machine anywhere.
+  const std::string xml = fixture("real/hwloc-xml/local-gpuless-lstopo-2.9.0.xml");
+  RunResult r = vp::test::run("HWLOC_XMLFILE=" + shell_quote(xml) + " " + shell_quote(kBin) + " topology");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err ==
+        "vp-analyze: error: local machine: no GPU found: this machine has no GPU visible to hwloc (2 PCI devices, "
+        "none of a GPU class); run vp-analyze on a GPU node, or give a GPU node's topology with --input FILE (hwloc "
+        "XML from `lstopo node.xml`, an NCCL_TOPO_DUMP_FILE, `nvidia-smi topo -m` output or vp JSON)\n");
+}
+
+TEST_CASE("--nodes 1000000 is refused before the cluster is allocated") {
+  RunResult r = analyze("topology --input " + shell_quote(kPlatform) + " --nodes 1000000");
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.rfind("vp-analyze: error: --nodes 1000000: 1000000 nodes of ", 0) == 0);
+  CHECK(r.err.find("components, above the limit of 2097152 of an analysed cluster\n") != std::string::npos);
+}
