@@ -16,7 +16,7 @@
 #include "vpcat/version.hpp"
 
 namespace vpcat {
-inline namespace v1 {
+inline namespace v0_1 {
 namespace bytes {
 
 inline std::uint8_t load_u8(const std::uint8_t* p) noexcept { return p[0]; }
@@ -77,5 +77,5 @@ inline void store_f64(std::uint8_t* p, double v) noexcept {
 }
 
 }  // namespace bytes
-}  // namespace v1
+}  // namespace v0_1
 }  // namespace vpcat

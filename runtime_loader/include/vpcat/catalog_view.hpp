@@ -33,7 +33,7 @@
 #include "vpcat/verify.hpp"
 
 namespace vpcat {
-inline namespace v1 {
+inline namespace v0_1 {
 
 class CatalogView;
 
@@ -509,5 +509,5 @@ inline ProvenanceView CatalogView::provenance() const noexcept {
           has_warnings ? string(r.u32(0, provenance::warnings)) : std::string_view()};
 }
 
-}  // namespace v1
+}  // namespace v0_1
 }  // namespace vpcat

@@ -12,7 +12,7 @@
 #include "vpcat/version.hpp"
 
 namespace vpcat {
-inline namespace v1 {
+inline namespace v0_1 {
 namespace detail {
 
 struct Crc32cTables {
@@ -55,5 +55,5 @@ inline std::uint32_t crc32c_extend(std::uint32_t crc, const std::uint8_t* p, std
 
 inline std::uint32_t crc32c(const std::uint8_t* p, std::size_t n) noexcept { return crc32c_extend(0, p, n); }
 
-}  // namespace v1
+}  // namespace v0_1
 }  // namespace vpcat

@@ -19,7 +19,7 @@
 #include "vpcat/version.hpp"
 
 namespace vpcat {
-inline namespace v1 {
+inline namespace v0_1 {
 
 // ---- versions ---------------------------------------------------------------
 // The format version this library reads and writes. A reader of 1.y reads any
@@ -455,5 +455,5 @@ inline const char* section_name(std::uint32_t type) noexcept {
   return s ? s->name : "unknown";
 }
 
-}  // namespace v1
+}  // namespace v0_1
 }  // namespace vpcat

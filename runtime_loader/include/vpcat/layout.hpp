@@ -12,7 +12,7 @@
 #include "vpcat/version.hpp"
 
 namespace vpcat {
-inline namespace v1 {
+inline namespace v0_1 {
 
 // One known section after verification.
 struct SectionRef {
@@ -73,5 +73,5 @@ inline std::string_view string_at(const std::uint8_t* data, const Layout& l, std
 }
 
 }  // namespace detail
-}  // namespace v1
+}  // namespace v0_1
 }  // namespace vpcat

@@ -34,7 +34,7 @@
 #endif
 
 namespace vpcat {
-inline namespace v1 {
+inline namespace v0_1 {
 
 class MappedFile {
  public:
@@ -150,5 +150,5 @@ class CatalogFile {
   CatalogView view_;
 };
 
-}  // namespace v1
+}  // namespace v0_1
 }  // namespace vpcat

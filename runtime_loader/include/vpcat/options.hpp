@@ -10,7 +10,7 @@
 #include "vpcat/version.hpp"
 
 namespace vpcat {
-inline namespace v1 {
+inline namespace v0_1 {
 
 struct VerifyOptions {
   std::uint64_t max_file_size = std::uint64_t{1} << 30;  // bytes (1 GiB)
@@ -19,5 +19,5 @@ struct VerifyOptions {
   std::uint32_t max_tree_depth = 32;                     // PCIe parent chain length, component to socket
 };
 
-}  // namespace v1
+}  // namespace v0_1
 }  // namespace vpcat

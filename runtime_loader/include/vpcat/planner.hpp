@@ -44,7 +44,7 @@
 #include "vpcat/planner/status.hpp"
 
 namespace vpcat {
-inline namespace v1 {
+inline namespace v0_1 {
 
 class Planner {
  public:
@@ -202,5 +202,5 @@ class Planner {
   bool scratch_ready_ = false;
 };
 
-}  // namespace v1
+}  // namespace v0_1
 }  // namespace vpcat

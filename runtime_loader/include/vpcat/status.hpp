@@ -25,7 +25,7 @@
 #include "vpcat/version.hpp"
 
 namespace vpcat {
-inline namespace v1 {
+inline namespace v0_1 {
 
 // The codes, names and base messages: vpcat/status_codes.def, the one error
 // catalogue of the runtime (and of vpcat.h).
@@ -134,5 +134,5 @@ class Status {
   char message_[320];  // NUL-terminated when !ok(); unused otherwise
 };
 
-}  // namespace v1
+}  // namespace v0_1
 }  // namespace vpcat

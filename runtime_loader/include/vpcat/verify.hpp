@@ -36,7 +36,7 @@
 #include "vpcat/status.hpp"
 
 namespace vpcat {
-inline namespace v1 {
+inline namespace v0_1 {
 
 // Verify `size` bytes at `data` (any alignment). On success fills *layout
 // (when non-null) for CatalogView and returns an ok Status; on failure
@@ -58,5 +58,5 @@ inline Status verify(const std::uint8_t* data, std::size_t size, Layout* layout,
   return s;
 }
 
-}  // namespace v1
+}  // namespace v0_1
 }  // namespace vpcat

@@ -15,7 +15,7 @@
 #include "vpcat/version.hpp"
 
 namespace vpcat {
-inline namespace v1 {
+inline namespace v0_1 {
 namespace detail {
 
 // "WHERE: BASE" or, with `has_offset`, "WHERE at offset 0xOFF: BASE", then
@@ -38,5 +38,5 @@ inline void format_message(char* out, std::size_t size, const char* where, bool 
 }
 
 }  // namespace detail
-}  // namespace v1
+}  // namespace v0_1
 }  // namespace vpcat

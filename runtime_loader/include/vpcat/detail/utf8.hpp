@@ -8,7 +8,7 @@
 #include "vpcat/version.hpp"
 
 namespace vpcat {
-inline namespace v1 {
+inline namespace v0_1 {
 namespace detail {
 
 // Returns n when p[0..n) is valid UTF-8, else the index of the first byte of
@@ -45,5 +45,5 @@ inline std::size_t utf8_invalid_at(const std::uint8_t* p, std::size_t n) noexcep
 }
 
 }  // namespace detail
-}  // namespace v1
+}  // namespace v0_1
 }  // namespace vpcat

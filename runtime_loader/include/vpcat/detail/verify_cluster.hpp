@@ -9,7 +9,7 @@
 #include "vpcat/detail/verify_context.hpp"
 
 namespace vpcat {
-inline namespace v1 {
+inline namespace v0_1 {
 namespace detail {
 
 // Sums over the nodes, in node order (node group prefix sums).
@@ -198,5 +198,5 @@ class ClusterVerifier {
 };
 
 }  // namespace detail
-}  // namespace v1
+}  // namespace v0_1
 }  // namespace vpcat

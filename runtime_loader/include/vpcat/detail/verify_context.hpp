@@ -12,7 +12,7 @@
 #include "vpcat/status.hpp"
 
 namespace vpcat {
-inline namespace v1 {
+inline namespace v0_1 {
 namespace detail {
 
 inline bool finite_at_least_zero(double v) noexcept { return std::isfinite(v) && v >= 0.0; }
@@ -68,5 +68,5 @@ struct VerifyContext {
 };
 
 }  // namespace detail
-}  // namespace v1
+}  // namespace v0_1
 }  // namespace vpcat

@@ -14,7 +14,7 @@
 #include "vpcat/detail/verify_context.hpp"
 
 namespace vpcat {
-inline namespace v1 {
+inline namespace v0_1 {
 namespace detail {
 
 // One node type's fields, read once.
@@ -454,5 +454,5 @@ class NodeTypeVerifier {
 };
 
 }  // namespace detail
-}  // namespace v1
+}  // namespace v0_1
 }  // namespace vpcat

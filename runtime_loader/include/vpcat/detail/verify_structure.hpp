@@ -13,7 +13,7 @@
 #include "vpcat/detail/verify_context.hpp"
 
 namespace vpcat {
-inline namespace v1 {
+inline namespace v0_1 {
 namespace detail {
 
 inline Status verify_signature(const VerifyContext& c) noexcept {
@@ -286,5 +286,5 @@ inline Status verify_strings(VerifyContext& c) noexcept {
 }
 
 }  // namespace detail
-}  // namespace v1
+}  // namespace v0_1
 }  // namespace vpcat

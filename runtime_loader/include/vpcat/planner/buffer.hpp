@@ -15,7 +15,7 @@
 #include "vpcat/version.hpp"
 
 namespace vpcat {
-inline namespace v1 {
+inline namespace v0_1 {
 namespace detail {
 
 template <class T>
@@ -101,5 +101,5 @@ class PodBuffer {
 };
 
 }  // namespace detail
-}  // namespace v1
+}  // namespace v0_1
 }  // namespace vpcat

@@ -41,7 +41,7 @@
 #include "vpcat/planner/status.hpp"
 
 namespace vpcat {
-inline namespace v1 {
+inline namespace v0_1 {
 namespace detail {
 
 // Planner limits (docs/planner.md "Limits"): the per-call state holds dense
@@ -616,5 +616,5 @@ class ClusterModel {
 };
 
 }  // namespace detail
-}  // namespace v1
+}  // namespace v0_1
 }  // namespace vpcat

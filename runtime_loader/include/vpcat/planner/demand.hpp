@@ -24,7 +24,7 @@
 #include "vpcat/version.hpp"
 
 namespace vpcat {
-inline namespace v1 {
+inline namespace v0_1 {
 
 struct DemandEntry {
   std::uint32_t src = 0, dst = 0;  // global GPU indexes
@@ -68,5 +68,5 @@ class Demand {
   std::uint64_t gpus_ = 0;
 };
 
-}  // namespace v1
+}  // namespace v0_1
 }  // namespace vpcat

@@ -16,7 +16,7 @@
 #include "vpcat/version.hpp"
 
 namespace vpcat {
-inline namespace v1 {
+inline namespace v0_1 {
 
 // No entry and no off-diagonal total may exceed this many bytes.
 inline constexpr std::uint64_t kMaxDemandBytes = std::uint64_t{1} << 63;
@@ -124,5 +124,5 @@ inline PlanStatus check_demand(const Demand& d, std::uint64_t catalog_gpus, std:
   return {};
 }
 
-}  // namespace v1
+}  // namespace v0_1
 }  // namespace vpcat

@@ -33,7 +33,7 @@
 #include "vpcat/planner/status.hpp"
 
 namespace vpcat {
-inline namespace v1 {
+inline namespace v0_1 {
 namespace detail {
 
 class Greedy : public LocalMapping {
@@ -192,5 +192,5 @@ class Greedy : public LocalMapping {
 };
 
 }  // namespace detail
-}  // namespace v1
+}  // namespace v0_1
 }  // namespace vpcat

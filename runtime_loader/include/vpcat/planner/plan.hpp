@@ -36,7 +36,7 @@
 #include "vpcat/version.hpp"
 
 namespace vpcat {
-inline namespace v1 {
+inline namespace v0_1 {
 
 struct PlanOptions {
   // Start-up latency of every transfer, microseconds, finite and >= 0. It
@@ -123,5 +123,5 @@ class Plan {
   std::uint64_t total_bytes_ = 0;
 };
 
-}  // namespace v1
+}  // namespace v0_1
 }  // namespace vpcat

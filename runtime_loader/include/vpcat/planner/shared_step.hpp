@@ -29,7 +29,7 @@
 #include "vpcat/planner/status.hpp"
 
 namespace vpcat {
-inline namespace v1 {
+inline namespace v0_1 {
 namespace detail {
 
 class SharedStep {
@@ -204,5 +204,5 @@ class SharedStep {
 };
 
 }  // namespace detail
-}  // namespace v1
+}  // namespace v0_1
 }  // namespace vpcat

@@ -23,7 +23,7 @@
 #include "vpcat/version.hpp"
 
 namespace vpcat {
-inline namespace v1 {
+inline namespace v0_1 {
 
 // The codes, names and base messages: vpcat/status_codes.def, the one error
 // catalogue of the runtime (and of vpcat.h).
@@ -102,5 +102,5 @@ class PlanStatus {
   char message_[256] = {};
 };
 
-}  // namespace v1
+}  // namespace v0_1
 }  // namespace vpcat

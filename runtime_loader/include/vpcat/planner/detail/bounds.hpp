@@ -11,7 +11,7 @@
 #include "vpcat/planner/detail/remaining_demand.hpp"
 
 namespace vpcat {
-inline namespace v1 {
+inline namespace v0_1 {
 namespace detail {
 
 class Bounds {
@@ -71,5 +71,5 @@ class Bounds {
 };
 
 }  // namespace detail
-}  // namespace v1
+}  // namespace v0_1
 }  // namespace vpcat

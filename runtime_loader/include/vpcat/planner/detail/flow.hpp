@@ -7,7 +7,7 @@
 #include "vpcat/version.hpp"
 
 namespace vpcat {
-inline namespace v1 {
+inline namespace v0_1 {
 namespace detail {
 
 // One transfer of the step being built: GPU g of node a to GPU h of node b,
@@ -34,5 +34,5 @@ inline std::uint32_t lowest(std::uint64_t x) noexcept {
 inline double min2(double x, double y) noexcept { return x < y ? x : y; }
 
 }  // namespace detail
-}  // namespace v1
+}  // namespace v0_1
 }  // namespace vpcat

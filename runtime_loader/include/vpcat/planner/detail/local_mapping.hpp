@@ -14,7 +14,7 @@
 #include "vpcat/planner/detail/node_matching.hpp"
 
 namespace vpcat {
-inline namespace v1 {
+inline namespace v0_1 {
 namespace detail {
 
 class LocalMapping : public NodeMatching {
@@ -179,5 +179,5 @@ class LocalMapping : public NodeMatching {
 };
 
 }  // namespace detail
-}  // namespace v1
+}  // namespace v0_1
 }  // namespace vpcat

@@ -15,7 +15,7 @@
 #include "vpcat/planner/detail/step_resources.hpp"
 
 namespace vpcat {
-inline namespace v1 {
+inline namespace v0_1 {
 namespace detail {
 
 class NodeMatching : public StepResources {
@@ -146,5 +146,5 @@ class NodeMatching : public StepResources {
 };
 
 }  // namespace detail
-}  // namespace v1
+}  // namespace v0_1
 }  // namespace vpcat

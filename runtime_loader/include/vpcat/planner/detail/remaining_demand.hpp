@@ -21,7 +21,7 @@
 #include "vpcat/planner/status.hpp"
 
 namespace vpcat {
-inline namespace v1 {
+inline namespace v0_1 {
 namespace detail {
 
 class RemainingDemand {
@@ -240,5 +240,5 @@ class RemainingDemand {
 };
 
 }  // namespace detail
-}  // namespace v1
+}  // namespace v0_1
 }  // namespace vpcat

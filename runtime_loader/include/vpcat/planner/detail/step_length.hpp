@@ -12,7 +12,7 @@
 #include "vpcat/planner/plan.hpp"
 
 namespace vpcat {
-inline namespace v1 {
+inline namespace v0_1 {
 namespace detail {
 
 class StepLength {
@@ -97,5 +97,5 @@ class StepLength {
 };
 
 }  // namespace detail
-}  // namespace v1
+}  // namespace v0_1
 }  // namespace vpcat

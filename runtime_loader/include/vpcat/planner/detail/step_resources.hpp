@@ -16,7 +16,7 @@
 #include "vpcat/planner/detail/remaining_demand.hpp"
 
 namespace vpcat {
-inline namespace v1 {
+inline namespace v0_1 {
 namespace detail {
 
 class StepResources : public RemainingDemand {
@@ -165,5 +165,5 @@ class StepResources : public RemainingDemand {
 };
 
 }  // namespace detail
-}  // namespace v1
+}  // namespace v0_1
 }  // namespace vpcat
