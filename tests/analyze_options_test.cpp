@@ -1,4 +1,4 @@
-// vp-analyze's options as a new user meets them (issue 10 §2): --set keys,
+// vp-analyze's options as a new user meets them: --set keys,
 // --cluster without --input, shortcut options that do not apply, GPUDirect
 // RDMA that the input does not state, the probe of a machine without GPUs.
 // Whole messages and exit codes of the real binary.

@@ -1,5 +1,5 @@
 // `vp-catalog diff` and `validate --against` compare catalogs by what the
-// topology is, not by positions or file names (issue 10 §2, items 8 and 9):
+// topology is, not by positions or file names:
 // components are matched by name, node types by name and else by content.
 #include <doctest/doctest.h>
 

@@ -1,5 +1,5 @@
 // vp-analyze as an operator meets it: the real binary, its whole messages and
-// its exit codes (0 ok, 1 usage, 2 bad input). Every bad-input case of issue 2
+// its exit codes (0 ok, 1 usage, 2 bad input). Every bad-input case a user met
 // is here, each with the complete text of standard error.
 #include <doctest/doctest.h>
 

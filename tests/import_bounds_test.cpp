@@ -1,5 +1,5 @@
 // Hostile inputs the importers must refuse as bad input, never crash on or
-// pass on to the catalog writer (issue 17, "Found" 1-3 and 9): deep nesting,
+// pass on to the catalog writer: deep nesting,
 // out-of-range enum values, numbers beyond a double, bytes that are not text,
 // trees deeper than a catalog holds, clusters too large to allocate.
 #include <doctest/doctest.h>

@@ -1,5 +1,5 @@
 // Default plans are channel steps only, each contention-free at solo rates
-// (DESIGN.md section 3), on every catalog of the fixtures: the evaluation
+// (docs/design.md §3), on every catalog of the fixtures: the evaluation
 // platform's clusters, the catalogs written from the real machines of
 // fixtures/real (which the property tests' platforms do not cover), and
 // 2-node clusters of unseen 8-GPU machines built here. The checker is

@@ -328,7 +328,7 @@ std::string check_steps(const Platform& p, const Matrix& demand, const std::vect
       continue;
     }
     // A channel step: one-port, and contention-free with every transfer at
-    // its route's solo rate (DESIGN.md section 3).
+    // its route's solo rate (docs/design.md §3).
     if (steps[i].ports != 1) return fmt::format("channel step {} claims {} ports", i, steps[i].ports);
     ContentionOptions co;
     co.ports_per_gpu = 1;

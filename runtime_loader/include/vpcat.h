@@ -432,7 +432,7 @@ VPCAT_API vpcat_status vpcat_catalog_route_forwarders(const vpcat_catalog* cat, 
 VPCAT_API vpcat_status vpcat_catalog_generator(const vpcat_catalog* cat, uint32_t type, uint32_t generator,
                                                uint32_t* images, size_t capacity, size_t* count);
 
-/* Local patterns (channel building blocks, DESIGN.md §3). Each stored
+/* Local patterns (channel building blocks, docs/design.md §3). Each stored
  * pattern represents an orbit of maximal local patterns under Aut(node
  * type). Roles per local GPU index g: VPCAT_ROLE_IDLE, another local GPU
  * index (peer-to-peer partner), or VPCAT_ROLE_NIC_BASE + k (to or from the

@@ -1,4 +1,4 @@
-// vp-sim: the judge (issue 6). Rebuild the cluster of a catalog, take a
+// vp-sim: the judge. Rebuild the cluster of a catalog, take a
 // demand (a file, or one of the evaluation suite's workloads), and for each
 // scheduler -- VarioPath's planner and the baselines -- check its schedule
 // and simulate it; print the cut lower bound and every result.

@@ -1,4 +1,4 @@
-// The online planner (DESIGN.md §6): for each AlltoAllv call, an ordered
+// The online planner (docs/design.md §6): for each AlltoAllv call, an ordered
 // list of steps that delivers every byte of the demand; by default every
 // step a contention-free channel at solo rates (plan.hpp).
 //

@@ -1,4 +1,4 @@
-// The analysis: from a loaded input to the catalog in memory (DESIGN.md
+// The analysis: from a loaded input to the catalog in memory (docs/design.md
 // §3-§5). Per node type: symmetry, endpoint routes, maximal local patterns;
 // for the cluster: nodes, fabric and its contention rule, the cluster group.
 #pragma once

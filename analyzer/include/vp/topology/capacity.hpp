@@ -65,12 +65,12 @@ struct CapacityDefaults {
   // Peer-to-peer forwarding capacity of a root complex (a host bridge, or a
   // CPU socket between its host bridges) as a fraction of the fastest PCIe
   // link attached to it. 1.0 = forwards at link rate; consumer CPUs collapse
-  // far below. key: root_complex_p2p_factor. Our choice (DESIGN §8: Gen5
+  // far below. key: root_complex_p2p_factor. Our choice (docs/design.md §8: Gen5
   // server P2P measured 53-56 GB/s in a socket against 48 effective).
   double root_complex_p2p_factor = 1.0;
   // Fraction of a NIC's line rate usable for payload: GB/s = Gb/s / 8 * eff.
   // key: nic_efficiency (NCCL: NET_BW 12 GB/s for 100 Gb/s = 0.96; we keep 1.0
-  // so that 100 Gb/s = 12.5 GB/s as DESIGN §2 states).
+  // so that 100 Gb/s = 12.5 GB/s as docs/design.md §2 states).
   double nic_efficiency = 1.0;
   // GPUDirect RDMA of an RDMA NIC (InfiniBand, RoCE, EFA) whose input does
   // not state it (hwloc never does; NCCL XML without <net gdr>; nvidia-smi):

@@ -1,4 +1,4 @@
-// Clusters: node types, nodes and the fabric (DESIGN.md §2 "cluster").
+// Clusters: node types, nodes and the fabric (docs/design.md §2 "cluster").
 //
 // A cluster description (JSON, schemas/cluster.schema.json) names the node
 // types (each a topology file, or the main --input), how many nodes of each

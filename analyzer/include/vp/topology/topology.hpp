@@ -1,4 +1,4 @@
-// The topology model (DESIGN.md §2).
+// The topology model (docs/design.md §2).
 //
 // A Topology is a directed graph of components (GPUs, NICs, PCIe switches,
 // host bridges, CPU sockets, network switches) joined by full-duplex links,

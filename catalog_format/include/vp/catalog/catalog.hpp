@@ -1,5 +1,5 @@
 // The catalog in memory: what the analyzer computes and the format stores
-// (DESIGN.md §3-§5). The binary .vpcat and its JSON mirror hold exactly this
+// (docs/design.md §3-§5). The binary .vpcat and its JSON mirror hold exactly this
 // information; catalog_format/SPEC.md defines their bytes.
 //
 // A catalog is hierarchical. For each node type it holds the node's
@@ -112,7 +112,7 @@ struct NodeGroup {
 // their solo rates is contention-free iff every NIC sends and receives at
 // most one flow and, for every switch, the flows crossing its spine uplink in
 // each direction fit its capacity. That rule is exact for the fabrics we
-// model (DESIGN §3 "fabric patterns"); the analyzer checks it.
+// model (docs/design.md §3 "fabric patterns"); the analyzer checks it.
 struct Fabric {
   FabricKind kind = FabricKind::none;
   std::uint32_t leaf_size = 0;

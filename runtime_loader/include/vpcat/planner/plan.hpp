@@ -5,7 +5,7 @@
 // i-1 has finished. No rate is planned: each transfer runs at whatever the
 // hardware gives it (NCCL and MPI sends take no rate, PCIe peer-to-peer has
 // no per-flow limiter). By default every step is a channel step, a
-// contention-free channel instance (DESIGN.md section 3): every GPU sends at
+// contention-free channel instance (docs/design.md §3): every GPU sends at
 // most one transfer and receives at most one, and with every transfer at
 // its route's solo rate (PlanTransfer::solo_gbps) no directed link,
 // forwarding component or NIC port is over its capacity and the fabric rule

@@ -1,4 +1,4 @@
-// The VarioPath schedule: the runtime planner (vpcat::Planner, issue 5) run
+// The VarioPath schedule: the runtime planner (vpcat::Planner) run
 // on a demand, its Plan turned into a simulator Schedule.
 //
 // Only the planner's public API is used: plan(), the Plan's steps and
