@@ -1,42 +1,29 @@
 #include "vp/base/errors.hpp"
 
+#include <cstdint>
 #include <utility>
+
+#include "vpcat/detail/utf8.hpp"
 
 namespace vp {
 
 namespace {
-// `s` with every byte that is not part of valid UTF-8, and every control
-// character but LF and TAB, written as \xNN: a message echoes input bytes,
-// and must stay text on a terminal and in JSON.
+// `s` with every byte that is not part of valid UTF-8 (the runtime's
+// validator), and every control character but LF and TAB, written as \xNN: a
+// message echoes input bytes, and must stay text on a terminal and in JSON.
 std::string printable(const std::string& s) {
   static const char* const kHex = "0123456789abcdef";
+  const auto* p = reinterpret_cast<const std::uint8_t*>(s.data());
   std::string out;
-  auto escape = [&](unsigned char b) { out += "\\x", out += kHex[b >> 4], out += kHex[b & 15]; };
+  auto escape = [&](std::uint8_t b) { out += "\\x", out += kHex[b >> 4], out += kHex[b & 15]; };
   for (std::size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
+    const std::size_t bad = i + vpcat::detail::utf8_invalid_at(p + i, s.size() - i);
+    for (; i < bad; ++i) {  // valid UTF-8: only its ASCII controls need escaping
+      const std::uint8_t c = p[i];
       if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) escape(c);
       else out += static_cast<char>(c);
-      ++i;
-      continue;
     }
-    std::size_t len = 0;
-    unsigned char lo = 0x80, hi = 0xbf;
-    if (c >= 0xc2 && c <= 0xdf) len = 2;
-    else if (c >= 0xe0 && c <= 0xef) len = 3, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
-    else if (c >= 0xf0 && c <= 0xf4) len = 4, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
-    bool ok = len > 0 && s.size() - i >= len;
-    for (std::size_t k = 1; ok && k < len; ++k) {
-      const auto b = static_cast<unsigned char>(s[i + k]);
-      ok = k == 1 ? (b >= lo && b <= hi) : (b >= 0x80 && b <= 0xbf);
-    }
-    if (!ok) {
-      escape(c);
-      ++i;
-      continue;
-    }
-    out.append(s, i, len);
-    i += len;
+    if (i < s.size()) escape(p[i++]);
   }
   return out;
 }

@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <numeric>
 #include <tuple>
 
 #include "vp/topology/errors.hpp"
+#include "vpcat/detail/utf8.hpp"
 
 namespace vp {
 
@@ -114,27 +116,11 @@ bool valid_parent_kind(ComponentKind child, ComponentKind parent) {
 // message carry these strings: a NUL would cut them, and invalid UTF-8 cannot
 // be written as JSON.
 std::size_t bad_text_at(std::string_view s) {
-  for (std::size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      if (c < 0x20 || c == 0x7f) return i;
-      ++i;
-      continue;
-    }
-    std::size_t len = 0;
-    unsigned char lo = 0x80, hi = 0xbf;
-    if (c >= 0xc2 && c <= 0xdf) len = 2;
-    else if (c >= 0xe0 && c <= 0xef) len = 3, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
-    else if (c >= 0xf0 && c <= 0xf4) len = 4, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
-    else return i;
-    if (s.size() - i < len) return i;
-    for (std::size_t k = 1; k < len; ++k) {
-      const auto b = static_cast<unsigned char>(s[i + k]);
-      if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xbf)) return i;
-    }
-    i += len;
-  }
-  return std::string_view::npos;
+  const auto* p = reinterpret_cast<const std::uint8_t*>(s.data());
+  const std::size_t invalid = vpcat::detail::utf8_invalid_at(p, s.size());
+  for (std::size_t i = 0; i < invalid; ++i)  // control characters are ASCII: never inside a sequence
+    if (p[i] < 0x20 || p[i] == 0x7f) return i;
+  return invalid == s.size() ? std::string_view::npos : invalid;
 }
 
 void check_text(const std::string& file, const std::string& where, const char* field, const std::string& value) {
