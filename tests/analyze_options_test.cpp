@@ -58,7 +58,8 @@ TEST_CASE("--set: a key that is not in the default table is a usage error that l
   std::string file = dir.write("d.json", R"({"inter_socket.amdd": 3})");
   RunResult r = analyze(in + " --defaults " + shell_quote(file));
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "vp-analyze: error: " + file + ": inter_socket.amdd: unknown key (the keys are " + kKeys + ")\n");
+  CHECK(r.err == "vp-analyze: error: " + file + ":1:23: inter_socket.amdd: unknown key (the keys are " + kKeys +
+                     ")\n{\"inter_socket.amdd\": 3}\n                      ^\n");
   // A key of the table still works and shows as overridden.
   r = analyze(in + " --set inter_socket.amd=30");
   CHECK(r.exit_code == 0);

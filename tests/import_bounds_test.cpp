@@ -116,20 +116,27 @@ TEST_CASE("hwloc: a bridge_type outside hwloc's enum is bad input (it was loaded
         path + ": bridge (gp_index 707): bridge_type \"5-1\" is not a hwloc bridge type (0 host, 1 PCI)");
 }
 
-TEST_CASE("1e999 in a JSON topology, a cluster description or a --defaults file is bad input with its line") {
+TEST_CASE("1e999 in a JSON topology, a cluster description or a --defaults file is bad input at its place") {
   CHECK(error_of([] { vp::import_json("t.json", replaced(kMini, "\"capacity_gbps\": 48", "\"capacity_gbps\": 1e999"), {}); }) ==
-        "t.json:12: number 1e999 is out of range (beyond a double)");
+        "t.json:12:68: number 1e999 is out of range (beyond a double)\n"
+        "    {\"id\": 0, \"src\": 1, \"dst\": 0, \"kind\": \"pcie\", \"capacity_gbps\": 1e999},\n"
+        "                                                                   ^");
   TempDir dir;
   std::string d = dir.write("d.json", "{\n  \"pcie.gen4\": -1e999\n}\n");
   vp::CapacityDefaults defaults;
-  CHECK(error_of([&] { defaults.load_file(d); }) == d + ":2: number -1e999 is out of range (beyond a double)");
+  CHECK(error_of([&] { defaults.load_file(d); }) == d +
+                                                     ":2:16: number -1e999 is out of range (beyond a double)\n"
+                                                     "  \"pcie.gen4\": -1e999\n"
+                                                     "               ^");
   dir.write("mini.json", kMini);
   std::string c = dir.write("c.json", R"({"format": "vp-cluster", "version": 1,
   "node_types": [{"name": "mini", "input": "mini.json"}],
   "nodes": [{"type": "mini", "count": 2}],
   "fabric": {"kind": "single_switch", "nic_gbitps": 1e999}})");
   CHECK(error_of([&] { vp::load_cluster_spec(c, nullptr, {}); }) ==
-        c + ":4: number 1e999 is out of range (beyond a double)");
+        c + ":4:53: number 1e999 is out of range (beyond a double)\n"
+            "  \"fabric\": {\"kind\": \"single_switch\", \"nic_gbitps\": 1e999}}\n"
+            "                                                    ^");
 }
 
 TEST_CASE("strings that are not text: non-UTF-8 bytes and control characters are refused, and never echoed raw") {
