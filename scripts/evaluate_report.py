@@ -259,9 +259,9 @@ def main():
       "holds it (`check_schedule`).")
     w("")
     w("* **VarioPath**: the runtime planner (`vpcat::Planner`, docs/planner.md) on the platform's catalog, "
-      "its steps run as planned, on its own routes (NIC choices included), with default options: the planner "
-      "returns one-port channel steps, a single shared step (every payload at once at fair-share rates), or "
-      "channel steps ended by a shared step for the rest, whichever it expects shortest.")
+      "its steps run as planned, on its own routes (NIC choices included), with default options: channel "
+      "steps only, each one-port and contention-free with every transfer at its route's solo rate (a shared "
+      "step, where transfers contend, only with `--allow-shared`, which the suite does not use).")
     w("* **fan-out**: every transfer at once on default routes (each side's nearest NIC with GPUDirect RDMA), "
       "as Open MPI's basic linear AlltoAllv posts it.")
     w("* **NCCL**: grouped send/recv as NCCL schedules it: its p2p round order (node deltas, then local deltas, "
