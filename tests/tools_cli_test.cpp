@@ -120,3 +120,25 @@ TEST_CASE("located JSON: --defaults and a catalog mirror: file:line:col, the lin
         "{\"format\": \"vpcat-json\",\n"
         "^\n");
 }
+
+TEST_CASE("every tool: output that cannot be written is an error, never a silent success") {
+  // /dev/full: every write fails with ENOSPC, as on a full disk.
+  const std::string platform = vp::test::fixture("platforms/pcie-gen4-2s4sw8g.json");
+  const std::string golden = vp::test::fixture("catalogs/format-1.0/quad-rail4.vpcat");
+  vp::test::TempDir dir;
+  const std::string demand = dir.write("D.json", "{\"gpus\": 16, \"entries\": [[0, 1, 4096]]}");
+  const std::string lost = ": error: standard output: cannot write (No space left on device)\n";
+  for (const auto& [bin, name, args] : {
+           std::tuple{kAnalyze, "vp-analyze", "topology --input " + shell_quote(platform)},
+           std::tuple{kCatalog, "vp-catalog", "inspect " + shell_quote(golden)},
+           std::tuple{kCatalog, "vp-catalog", "convert " + shell_quote(golden) + " --to json --out -"},
+           std::tuple{kPlan, "vp-plan", "--catalog " + shell_quote(golden) + " --demand " + shell_quote(demand)},
+           std::tuple{kSim, "vp-sim", "--catalog " + shell_quote(golden) + " --workload uniform"},
+       }) {
+    CAPTURE(args);
+    // In a shell of its own: run() redirects standard output after the command.
+    const RunResult r = vp::test::run("sh -c " + shell_quote(shell_quote(bin) + " " + args + " >/dev/full"));
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == std::string(name) + lost);
+  }
+}

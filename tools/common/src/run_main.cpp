@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 #include "vp/base/errors.hpp"
 #include "vpcat/format.hpp"
@@ -20,7 +22,21 @@ std::string version_text(const Tool& tool) {
                      tool.catalogs == Catalogs::read_write ? "writes " + format + "; " : std::string(), reads);
 }
 
+namespace {
+
+// Output lost on a full disk (or any failed write to standard output) is an
+// error, never a silent success: exit 2, as for a file that cannot be written.
+int lost_output(const Tool& tool, int err) {
+  fmt::print(stderr, "{}: error: standard output: cannot write ({})\n", tool.name, std::strerror(err != 0 ? err : EIO));
+  return static_cast<int>(ExitCode::bad_input);
+}
+
+}  // namespace
+
 int report_error(const Tool& tool, const std::exception& e) {
+  // fmt::print throws when a write to stdout fails: that is the output lost,
+  // not a bug.
+  if (std::ferror(stdout)) return lost_output(tool, errno);
   if (const auto* known = dynamic_cast<const ToolError*>(&e)) {
     fmt::print(stderr, "{}: error: {}\n", tool.name, known->what());
     return static_cast<int>(known->exit_code());
@@ -38,11 +54,14 @@ int run_main(const Tool& tool, CLI::App& app, int argc, char** argv, const std::
     fmt::print(stderr, "{}: error: {} (run '{} --help' for the options)\n", tool.name, e.what(), tool.name);
     return static_cast<int>(ExitCode::usage);
   }
+  int code = 0;
   try {
-    return body();
+    code = body();
   } catch (const std::exception& e) {
     return report_error(tool, e);
   }
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) return lost_output(tool, errno);
+  return code;
 }
 
 }  // namespace vp::cli
