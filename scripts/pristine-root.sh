@@ -99,7 +99,10 @@ mount_in() {  # mount_in TARGET ARGS...: mount ARGS... on $root/TARGET, undone a
 }
 
 tar -C "$root" -xf "$base"
-cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+# A machine's own name resolves on an installed system (the installer writes
+# /etc/hosts); a bare root has no /etc/hosts, and every lookup of localhost or
+# the host name then waits for DNS (Open MPI's start-up took 15 s a run).
+for f in resolv.conf hosts hostname; do cp "/etc/$f" "$root/etc/$f" 2>/dev/null || true; done
 mkdir -p "$root/work"
 git clone -q --no-hardlinks "$repo" "$root/work/project"
 if [[ -d "$repo/../shared" ]]; then cp -r "$repo/../shared" "$root/work/shared"; fi
