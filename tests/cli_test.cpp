@@ -290,10 +290,12 @@ TEST_CASE("a file given in the wrong --format") {
 TEST_CASE("an unreadable file: missing, or a directory") {
   TempDir dir;
   std::string missing = dir.path() + "/missing.xml";
-  check_bad_input(topology_of(missing), "vp-analyze: error: " + missing + ": cannot read (No such file or directory)\n");
+  check_bad_input(topology_of(missing),
+                  "vp-analyze: error: " + missing + ": cannot read the file (No such file or directory)\n");
   check_bad_input(topology_of(missing, "--format hwloc"),
-                  "vp-analyze: error: " + missing + ": cannot read (No such file or directory)\n");
-  check_bad_input(topology_of(dir.path()), "vp-analyze: error: " + dir.path() + ": cannot read (Is a directory)\n");
+                  "vp-analyze: error: " + missing + ": cannot read the file (No such file or directory)\n");
+  check_bad_input(topology_of(dir.path()),
+                  "vp-analyze: error: " + dir.path() + ": cannot read the file (Is a directory)\n");
 }
 
 // ---- usage errors: exit code 1 -------------------------------------------------------

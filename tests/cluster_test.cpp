@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "support.hpp"
+#include "vp/import/import.hpp"
 #include "vp/topology/errors.hpp"
 #include "vp/topology/routes.hpp"
 #include "vp/topology/synthetic.hpp"
@@ -276,4 +277,39 @@ TEST_CASE("cluster: description errors name the place") {
       error_with(
           R"({"format": "vp-cluster", "version": 1, "node_types": [{"name": "n", "input": "missing.json"}], "nodes": []})")
           .find("missing.json: cannot read") != std::string::npos);
+}
+
+TEST_CASE("cluster: node-type files lie under the description's folder, or under --cluster-root") {
+  // Finding 9 of issue 17: a description could make the analyzer open any
+  // file (/etc/shadow, ../../../../etc/passwd) and show its first line in a
+  // parse error.
+  vp::test::TempDir dir;
+  const std::string tail = R"(], "nodes": [{"type": "n", "count": 1}]})";
+  auto description = [&](const std::string& input) {
+    return write_description(dir, R"({"format": "vp-cluster", "version": 1, "node_types": [{"name": "n", "input": ")" +
+                                      input + "\"}" + tail);
+  };
+  for (const std::string input : {"/etc/passwd", "../../../../etc/passwd", "sub/../../outside.json"}) {
+    CAPTURE(input);
+    const std::string path = description(input);
+    const std::string message = error_of([&] { vp::load_cluster_spec(path, nullptr, {}); });
+    CHECK(message == path + ":1: node_types[0].input: \"" + input +
+                         "\" is outside the description's folder (" + dir.path() +
+                         "); --cluster-root DIR allows files under DIR");
+  }
+  // Inside the folder (through "sub/.." too) the file is read: node.json,
+  // which write_description() puts beside the description.
+  const std::string platform = vp::test::fixture("platforms/pcie-gen4-2s4sw8g.json");
+  REQUIRE(vp::test::run("mkdir -p " + vp::test::shell_quote(dir.path() + "/sub")).exit_code == 0);
+  CHECK(vp::load_cluster_spec(description("sub/../node.json"), nullptr, {}).node_types.size() == 1);
+  // A symbolic link out of the folder is outside too.
+  REQUIRE(vp::test::run("ln -s " + vp::test::shell_quote(platform) + " " + vp::test::shell_quote(dir.path() + "/link.json"))
+              .exit_code == 0);
+  const std::string linked = description("link.json");
+  CHECK(error_of([&] { vp::load_cluster_spec(linked, nullptr, {}); }).find("is outside the description's folder") !=
+        std::string::npos);
+  // --cluster-root widens the folder.
+  vp::ImportOptions wide;
+  wide.cluster_root = vp::test::fixture("");
+  CHECK(vp::load_cluster_spec(linked, nullptr, wide).node_types.size() == 1);
 }

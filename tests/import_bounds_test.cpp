@@ -205,6 +205,12 @@ TEST_CASE("a cluster too large to hold is refused before it is allocated") {
   "node_types": [{"name": "mini", "input": "mini.json"}],
   "nodes": [{"type": "mini", "count": 1000000}], "fabric": {"kind": "single_switch"}})");
   CHECK(error_of([&] { vp::load_cluster_spec(c, nullptr, {}); }) ==
+        c + ": 1000000 nodes: above the limit of 32768 nodes of an analysed cluster (--max-nodes)");
+  // With more nodes allowed, the components bound the cluster.
+  const vp::AnalysisLimits saved = vp::analysis_limits();
+  vp::analysis_limits().max_nodes = 2000000;
+  CHECK(error_of([&] { vp::load_cluster_spec(c, nullptr, {}); }) ==
         c + ": 1000000 nodes of 4000000 components in all: above the limit of 2097152 components of an analysed "
-            "cluster");
+            "cluster (--max-components)");
+  vp::analysis_limits() = saved;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "support.hpp"
+#include "vp/base/input_file.hpp"
 #include "vp/import/import.hpp"
 #include "vp/topology/errors.hpp"
 #include "vp/topology/routes.hpp"
@@ -21,7 +22,7 @@ using vp::Topology;
 
 Topology load(const std::string& name, const vp::ImportOptions& opts = {}) {
   std::string path = vp::test::fixture("real/nccl-topo/" + name);
-  return vp::import_nccl_xml(path, vp::read_file(path), opts);
+  return vp::import_nccl_xml(path, vp::read_input_file(path), opts);
 }
 
 // The GPU path-type matrix, one line of space-separated names per GPU.
@@ -252,20 +253,20 @@ TEST_CASE("nccl: hint files that name no GPUs are refused with advice") {
       "full topology; run vp-analyze on the machine itself (--probe) or give a full dump (NCCL_TOPO_DUMP_FILE)";
   for (const char* name : {"aws-g5.48xl-topo.xml", "aws-p5.48xl-topo-2023.xml"}) {
     std::string path = vp::test::fixture(std::string("real/nccl-topo/") + name);
-    CHECK(import_error(path, vp::read_file(path)) == path + advice);
+    CHECK(import_error(path, vp::read_input_file(path)) == path + advice);
   }
 }
 
 TEST_CASE("nccl: an NCCL graph file is not a topology") {
   std::string path = vp::test::fixture("real/nccl-topo/azure-ncv4-graph.xml");
-  CHECK(import_error(path, vp::read_file(path)) ==
+  CHECK(import_error(path, vp::read_input_file(path)) ==
         path +
             ":1: root element <graphs>, expected <system> (an NCCL topology: NCCL_TOPO_DUMP_FILE output or an "
             "NCCL_TOPO_FILE)");
 }
 
 TEST_CASE("nccl: malformed and truncated XML report pugixml's reason and the line") {
-  std::string ndv2 = vp::read_file(vp::test::fixture("real/nccl-topo/azure-ndv2-topo.xml"));
+  std::string ndv2 = vp::read_input_file(vp::test::fixture("real/nccl-topo/azure-ndv2-topo.xml"));
   // Cut where the second <cpu> begins, on line 9: <system> is never closed.
   std::string truncated = ndv2.substr(0, ndv2.find("<cpu numaid=\"1\""));
   CHECK(import_error("t.xml", truncated) == "t.xml:9: malformed XML (Start-end tags mismatch)");
@@ -314,7 +315,7 @@ TEST_CASE("nccl: devices that are neither GPU, NIC nor a bridge above one are sk
                                "    <pci busid=\"0000:20:00.0\" class=\"0x060400\"/>\n"
                                "  </cpu>\n"
                                "</system>\n");
-  Topology t = vp::import_nccl_xml(path, vp::read_file(path), {});
+  Topology t = vp::import_nccl_xml(path, vp::read_input_file(path), {});
   CHECK(counts(t) == Counts{1, 0, 1, 1, 1});
   CHECK(t.components[t.sockets[0]].cpu_family == "intel_emerald_rapids");
   CHECK(t.warnings == std::vector<std::string>{

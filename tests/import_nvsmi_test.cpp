@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "support.hpp"
+#include "vp/base/input_file.hpp"
 #include "vp/import/import.hpp"
 #include "vp/topology/errors.hpp"
 #include "vp/topology/routes.hpp"
@@ -25,7 +26,7 @@ std::string fixture_path(const std::string& name) { return vp::test::fixture("nv
 
 Topology load(const std::string& name) {
   std::string path = fixture_path(name);
-  return vp::import_nvidia_smi(path, vp::read_file(path), {});
+  return vp::import_nvidia_smi(path, vp::read_input_file(path), {});
 }
 
 // The fixture as printed: device labels, the matrix, and the NIC legend.
@@ -43,7 +44,7 @@ std::vector<std::string> words(const std::string& line) {
 }
 
 Printed read_printed(const std::string& name) {
-  std::istringstream in(vp::read_file(fixture_path(name)));
+  std::istringstream in(vp::read_input_file(fixture_path(name)));
   std::string line;
   std::getline(in, line);
   Printed p;
@@ -228,7 +229,7 @@ TEST_CASE("nvsmi: the assumed PCIe link follows the default table's overrides") 
   vp::ImportOptions opts;
   opts.defaults.set("pcie.unknown_gen", 4, "test");
   std::string path = fixture_path("pcie-2s4sw8g4n.txt");
-  Topology t = vp::import_nvidia_smi(path, vp::read_file(path), opts);
+  Topology t = vp::import_nvidia_smi(path, vp::read_input_file(path), opts);
   const vp::Capacity& link = t.links[t.find_link(t.gpus[0], t.components[t.gpus[0]].parent)].capacity;
   CHECK(link.gbps == 24.0);
   CHECK(link.source == vp::CapacitySource::user_override);

@@ -43,7 +43,7 @@ AnalysisRequest shortcut(const std::string& input, std::uint32_t nodes, const st
 }
 
 // A cluster description of two node types, written next to nothing: inputs
-// are absolute paths.
+// are absolute paths under fixtures/ (its --cluster-root).
 std::string mixed_cluster_file() {
   static const std::string path = [] {
     std::string file = std::filesystem::temp_directory_path() / "vp-planner-mixed.cluster.json";
@@ -111,7 +111,11 @@ const Platform& platform(const std::string& name) {
   else if (name == "32n-leafspine") r = request(kNodeType, "platforms/pcie-gen4-2s4sw8g-32n-leafspine2to1.cluster.json");
   else if (name == "3n-rail-tight") r = shortcut(kNodeType, 3, "rail", 8, 8.0);
   else if (name == "5n-leafspine-tight") r = shortcut(kNodeType, 5, "leaf_spine", 2, 4.0);
-  else if (name == "mixed-4n") r = request(kNodeType, ""), r.cluster = mixed_cluster_file();
+  else if (name == "mixed-4n") {
+    r = request(kNodeType, "");
+    r.cluster = mixed_cluster_file();
+    r.cluster_root = test::fixture("");  // its node types are fixture files, by absolute path
+  }
   else if (name == "2n-half-gpudirect" || name == "2n-no-gpudirect") {
     r.input = node_type_with_gpudirect(name == "2n-half-gpudirect" ? 2 : 0);
     r.nodes = 2;

@@ -170,6 +170,6 @@ TEST_CASE("the committed contention table reads, and every parameter has its sou
   CHECK(m.forwarder.floor == doctest::Approx(2.0 / 18).epsilon(0.01));  // docs/design.md §8: 18 -> 2 GB/s
   CHECK(m.chunk_bytes == 131072);                                       // NCCL's P2P chunk size
   CHECK_NOTHROW(check_contention_model(m));
-  CHECK_THROWS_WITH_AS(sim_cli::read_contention_file("/nonexistent/t.json"), "/nonexistent/t.json: cannot read the file",
+  CHECK_THROWS_WITH_AS(sim_cli::read_contention_file("/nonexistent/t.json"), "/nonexistent/t.json: cannot read the file (No such file or directory)",
                        InputError);
 }

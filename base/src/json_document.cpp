@@ -3,12 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
+#include <utility>
+
+#include "vp/base/input_file.hpp"
 
 namespace vp::json {
 
@@ -233,15 +231,8 @@ Document::Document(std::string path, std::string text, ParseOptions options)
 }
 
 Document Document::read_file(const std::string& path, ParseOptions options) {
-  // An ifstream opens a folder and reads nothing from it: say what it is.
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError(path, 0, "cannot read the file (Is a directory)");
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw InputError(path, 0, fmt::format("cannot read the file ({})", std::strerror(errno)));
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  if (f.bad()) throw InputError(path, 0, fmt::format("cannot read the file ({})", std::strerror(errno)));
-  return Document(path, ss.str(), options);
+  std::string text = read_input_file(path);
+  return Document(input_name(path), std::move(text), options);
 }
 
 std::size_t Document::offset_of(const Path& where) const {

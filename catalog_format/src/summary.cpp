@@ -69,4 +69,13 @@ Json to_json(const Summary& s) {
               {"catalog_bytes", s.catalog_bytes}};
 }
 
+std::string readable_decimal(const std::string& decimal) {
+  constexpr std::size_t kMaxDigits = 24;
+  if (decimal.size() <= kMaxDigits) return decimal;
+  // Three significant digits, truncated (a group order is exact; no rounding
+  // to carry over).
+  return decimal.substr(0, 1) + "." + decimal.substr(1, 2) + "e" + std::to_string(decimal.size() - 1) + " (" +
+         std::to_string(decimal.size()) + " digits)";
+}
+
 }  // namespace vp::catalog

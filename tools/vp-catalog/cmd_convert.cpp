@@ -6,10 +6,10 @@
 #include <cstdio>
 
 #include "commands.hpp"
-#include "vp/cli/catalog_file.hpp"
-#include "vp/catalog/atomic_file.hpp"
 #include "vp/catalog/json_mirror.hpp"
 #include "vp/catalog/writer.hpp"
+#include "vp/cli/catalog_file.hpp"
+#include "vp/cli/output.hpp"
 
 namespace vp::catalog_cli {
 
@@ -20,6 +20,7 @@ struct ConvertOptions {
 };
 
 int run(const ConvertOptions& o) {
+  if (o.to == "binary") vp::cli::check_binary_stdout("--out", o.out);
   const vp::cli::LoadedCatalog l = vp::cli::load_catalog(o.file);
   std::vector<std::uint8_t> bytes;
   if (o.to == "json") {
@@ -28,11 +29,7 @@ int run(const ConvertOptions& o) {
   } else {
     bytes = catalog::write_catalog(l.catalog);
   }
-  if (o.out == "-") {
-    std::fwrite(bytes.data(), 1, bytes.size(), stdout);
-    return 0;
-  }
-  catalog::write_file_atomically(o.out, bytes.data(), bytes.size());
+  vp::cli::write_outputs({{o.out, bytes.data(), bytes.size()}});
   return 0;
 }
 

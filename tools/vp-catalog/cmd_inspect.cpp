@@ -63,10 +63,12 @@ void print_text(const InspectOptions& o, const vpcat::CatalogView& v, const cata
     fmt::print("{:>4}  {:<14} {:>10} {:>10} {:>8} {:>7}  0x{:08x}{}\n", e.type, e.name, e.offset, e.size, r.count,
                r.record_size, e.checksum, e.flags & vpcat::kSectionMaySkip ? "  may_skip" : "");
   }
-  fmt::print("\n{} GPUs on {} nodes; cluster group order {}\n", s.gpus, s.nodes, s.cluster_automorphism_group_order);
+  fmt::print("\n{} GPUs on {} nodes; cluster group order {}\n", s.gpus, s.nodes,
+             catalog::readable_decimal(s.cluster_automorphism_group_order));
   for (const catalog::NodeTypeSummary& t : s.node_types)
     fmt::print("node type {}: {} GPUs, group order {}, {} GPU orbits, {} local pattern orbits representing {}\n",
-               t.name, t.gpus, t.automorphism_group_order, t.gpu_orbits, t.local_pattern_orbits, t.local_patterns);
+               t.name, t.gpus, catalog::readable_decimal(t.automorphism_group_order), t.gpu_orbits,
+               t.local_pattern_orbits, catalog::readable_decimal(t.local_patterns));
   fmt::print("{} channel orbits stored, representing {}; catalog {} bytes\n", s.channel_orbits, s.channels_represented,
              s.catalog_bytes);
   for (const std::string& w : warning_lines(v)) fmt::print("analysis warning: {}\n", w);

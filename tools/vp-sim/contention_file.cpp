@@ -2,11 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <stdexcept>
 
+#include "vp/base/input_file.hpp"
 #include "vp/topology/errors.hpp"
 
 namespace vp::sim_cli {
@@ -67,13 +66,10 @@ class Reader {
 
 sim::ContentionModel read_contention_file(const std::string& path) {
   Reader r(path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) r.fail("cannot read the file");
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string text = vp::read_input_file(path);
   json root;
   try {
-    root = json::parse(text.str());
+    root = json::parse(text);
   } catch (const json::parse_error& e) {
     r.fail(fmt::format("not JSON (at byte {})", e.byte));
   }

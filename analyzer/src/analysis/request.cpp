@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "vp/analysis/input_dir.hpp"
+#include "vp/base/input_file.hpp"
 #include "vp/import/import.hpp"
 #include "vp/topology/errors.hpp"
 
@@ -108,6 +109,7 @@ ClusterSpec cluster_spec_from_topology(const Topology& t) {
 LoadedInput load_input(const AnalysisRequest& r) {
   ImportOptions opts;
   opts.defaults = build_defaults(r);
+  opts.cluster_root = r.cluster_root;
   check_shortcut_options(r);
   auto format = parse_input_format(r.format);
   if (!format) throw UsageError(fmt::format("--format {}: unknown format", r.format));
@@ -132,13 +134,16 @@ LoadedInput load_input(const AnalysisRequest& r) {
     in.origin = r.input_dir;
     return in;
   }
-  in.origin = r.input.empty() ? "local machine" : r.input;
+  in.origin = r.input.empty() ? "local machine" : input_name(r.input);
   if (!r.input.empty() && read_node().nodes.size() > 1) {
     // A vp JSON document of a whole cluster: already expanded.
     if (!r.cluster.empty() || r.nodes != 0)
       throw UsageError(fmt::format("{} already describes a cluster of {} nodes; drop --cluster/--nodes", r.input,
                                    node->nodes.size()));
     in.cluster = cluster_spec_from_topology(*node);
+    for (const NodeTypeSpec& type : in.cluster.node_types)
+      if (std::string why = node_type_violation(type.name, type.topology); !why.empty())
+        throw InputError(in.origin, 0, why);
     in.topology = std::move(*node);
     return in;
   }
@@ -159,14 +164,14 @@ LoadedInput load_input(const AnalysisRequest& r) {
   if (!fabric) throw UsageError(fmt::format("--fabric {}: unknown fabric", r.fabric));
   Topology& single = read_node();
   if (r.nodes <= 1) {
+    if (std::string why = node_type_violation(single.nodes.empty() ? in.origin : single.nodes.front().type, single); !why.empty())
+      throw InputError(in.origin, 0, why);
     in.cluster = cluster_from_shortcut(single, 1, FabricKind::none, 0, 1.0);
     in.topology = std::move(single);
   } else {
     const std::uint64_t components = std::uint64_t{r.nodes} * single.components.size();
-    if (components > kMaxClusterComponents)
-      throw UsageError(fmt::format("--nodes {}: {} nodes of {} components would have {} components, above the limit "
-                                   "of {} of an analysed cluster",
-                                   r.nodes, r.nodes, single.components.size(), components, kMaxClusterComponents));
+    if (std::string why = cluster_size_violation(r.nodes, components); !why.empty())
+      throw UsageError(fmt::format("--nodes {}: {}", r.nodes, why));
     in.cluster = cluster_from_shortcut(single, r.nodes, *fabric, r.leaf_size, r.oversubscription);
     in.topology = expand_cluster(in.cluster);
   }

@@ -11,10 +11,10 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "vp/analysis/build_catalog.hpp"
-#include "vp/catalog/atomic_file.hpp"
 #include "vp/catalog/json_mirror.hpp"
 #include "vp/catalog/summary.hpp"
 #include "vp/catalog/writer.hpp"
+#include "vp/cli/output.hpp"
 #include "vp/topology/errors.hpp"
 
 namespace vp::cli {
@@ -29,20 +29,24 @@ struct AnalyzeOptions {
   bool quiet = false;
 };
 
-void print_text_summary(const catalog::Summary& s, const catalog::Catalog& c, const std::string& out,
+void print_text_summary(std::FILE* to, const catalog::Summary& s, const catalog::Catalog& c, const std::string& out,
                         double elapsed_ms) {
-  fmt::print("wrote {} ({} bytes) in {:.1f} ms\n", out, s.catalog_bytes, elapsed_ms);
-  fmt::print("  GPUs {}, nodes {}, node types {}\n", s.gpus, s.nodes, s.node_types.size());
+  fmt::print(to, "wrote {} ({} bytes) in {:.1f} ms\n", out == "-" ? "standard output" : out, s.catalog_bytes,
+             elapsed_ms);
+  fmt::print(to, "  GPUs {}, nodes {}, node types {}\n", s.gpus, s.nodes, s.node_types.size());
   for (std::size_t i = 0; i < s.node_types.size(); ++i) {
     const catalog::NodeTypeSummary& t = s.node_types[i];
-    fmt::print("  node type {}: {} GPUs, |Aut| = {}, {} GPU orbits, {} local pattern orbits representing {} "
+    fmt::print(to, "  node type {}: {} GPUs, |Aut| = {}, {} GPU orbits, {} local pattern orbits representing {} "
                "patterns{}\n",
-               t.name, t.gpus, t.automorphism_group_order, t.gpu_orbits, t.local_pattern_orbits, t.local_patterns,
+               t.name, t.gpus, catalog::readable_decimal(t.automorphism_group_order), t.gpu_orbits, t.local_pattern_orbits,
+               catalog::readable_decimal(t.local_patterns),
                c.node_types[i].patterns_complete ? "" : " (INCOMPLETE: search budget reached)");
   }
-  fmt::print("  fabric group: {} (order {})\n", c.fabric.group_description, c.fabric.group_order);
-  fmt::print("  cluster automorphism group order {}\n", s.cluster_automorphism_group_order);
-  fmt::print("  channel orbits stored {}, channels represented {}\n", s.channel_orbits, s.channels_represented);
+  fmt::print(to, "  fabric group: {} (order {})\n", c.fabric.group_description,
+             catalog::readable_decimal(c.fabric.group_order));
+  fmt::print(to, "  cluster automorphism group order {}\n", catalog::readable_decimal(s.cluster_automorphism_group_order));
+  fmt::print(to, "  channel orbits stored {}, channels represented {}\n", s.channel_orbits,
+             catalog::readable_decimal(s.channels_represented));
 }
 
 }  // namespace
@@ -50,8 +54,9 @@ void print_text_summary(const catalog::Summary& s, const catalog::Catalog& c, co
 Runner setup_analyze_command(CLI::App& app) {
   auto opts = std::make_shared<AnalyzeOptions>();
   add_input_options(app, opts->request);
-  app.add_option("-o,--out", opts->out, "Write the catalog here (.vpcat), atomically");
-  app.add_option("--json-out", opts->json_out, "Also write the catalog's JSON mirror here");
+  app.add_option("-o,--out", opts->out, "Write the catalog here (.vpcat), atomically; - for standard output");
+  app.add_option("--json-out", opts->json_out,
+                 "Also write the catalog's JSON mirror here (with the catalog or not at all); - for standard output");
   app.add_option("--summary", opts->summary, "Summary format: text or json")
       ->check(CLI::IsMember({"text", "json"}));
   app.add_option("--pattern-budget", opts->request.search.max_search_nodes,
@@ -61,6 +66,11 @@ Runner setup_analyze_command(CLI::App& app) {
   app.add_flag("-q,--quiet", opts->quiet, "No progress lines");
   return [opts]() {
     if (opts->out.empty()) throw UsageError("--out FILE is required (or name a command: see --help)");
+    if (opts->out == "-" && opts->json_out == "-")
+      throw UsageError("--out - --json-out -: only one output can go to standard output");
+    check_binary_stdout("--out", opts->out);
+    // With an output on standard output, the summary goes to standard error.
+    std::FILE* summary_to = writes_stdout({opts->out, opts->json_out}) ? stderr : stdout;
     auto start = std::chrono::steady_clock::now();
     bool show_progress = !opts->quiet && isatty(STDERR_FILENO);
     ProgressFn progress = [show_progress](std::string_view line) {
@@ -79,15 +89,15 @@ Runner setup_analyze_command(CLI::App& app) {
     const std::string mirror = opts->json_out.empty() ? std::string() : catalog::dump_json(cat);
     if (!opts->json_out.empty())
       outputs.push_back({opts->json_out, reinterpret_cast<const std::uint8_t*>(mirror.data()), mirror.size()});
-    catalog::write_files_atomically(outputs);
+    write_outputs(outputs);
     double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     catalog::Summary s = catalog::summarize(cat, bytes.size());
     if (opts->summary == "json") {
       catalog::Json j = catalog::to_json(s);
       j["elapsed_ms"] = elapsed_ms;
-      fmt::print("{}\n", j.dump(2));
+      fmt::print(summary_to, "{}\n", j.dump(2));
     } else {
-      print_text_summary(s, cat, opts->out, elapsed_ms);
+      print_text_summary(summary_to, s, cat, opts->out, elapsed_ms);
     }
     return 0;
   };

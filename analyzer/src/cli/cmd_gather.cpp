@@ -16,6 +16,7 @@
 
 #include "commands.hpp"
 #include "vp/analysis/build_catalog.hpp"
+#include "vp/base/input_file.hpp"
 #include "vp/catalog/atomic_file.hpp"
 #include "vp/catalog/errors.hpp"
 #include "vp/catalog/writer.hpp"
@@ -44,7 +45,7 @@ Probe probe_this_node() {
     std::filesystem::path path(file);
     p.host = host && *host ? host : path.stem().string();
     try {
-      p.content = read_file(file);
+      p.content = read_input_file(file);
     } catch (const InputError& e) {
       p.error = e.what();
     }

@@ -13,6 +13,9 @@ void add_input_options(CLI::App& app, AnalysisRequest& r) {
   app.add_option("--format", r.format, "Input format: auto, hwloc, nccl, nvidia-smi, json (default: detected)")
       ->check(CLI::IsMember({"auto", "hwloc", "nccl", "nvidia-smi", "json"}));
   auto* cluster = app.add_option("--cluster", r.cluster, "Cluster description (JSON, schemas/cluster.schema.json)");
+  app.add_option("--cluster-root", r.cluster_root,
+                 "Folder the description's node-type files must lie in (default: the description's own folder)")
+      ->needs(cluster);
   auto* nodes = app.add_option("--nodes", r.nodes, "Shortcut: this many nodes of the input's node type")
                     ->check(CLI::Range(1u, 1000000u));
   nodes->excludes(cluster);
@@ -29,6 +32,21 @@ void add_input_options(CLI::App& app, AnalysisRequest& r) {
                  "Override a default capacity: KEY=VALUE (e.g. pcie.gen4=22, inter_socket.amd=30, "
                  "root_complex_p2p_factor=0.5); repeatable");
   app.add_option("--defaults", r.defaults_file, "JSON file of default-table overrides {KEY: number}");
+  // The sizes accepted (vp::analysis_limits(), docs/importers.md "Limits").
+  AnalysisLimits& limits = analysis_limits();
+  app.add_option("--max-nodes", limits.max_nodes, "Refuse a cluster of more nodes (default 32768)")
+      ->check(CLI::PositiveNumber)
+      ->group("Input limits");
+  app.add_option("--max-components", limits.max_components,
+                 "Refuse a cluster of more components in all, about 1 KB of memory each (default 2097152)")
+      ->check(CLI::PositiveNumber)
+      ->group("Input limits");
+  app.add_option("--max-node-gpus", limits.max_node_gpus, "Refuse a node type with more GPUs (default 32)")
+      ->check(CLI::PositiveNumber)
+      ->group("Input limits");
+  app.add_option("--max-node-nics", limits.max_node_nics, "Refuse a node type with more NICs (default 128)")
+      ->check(CLI::PositiveNumber)
+      ->group("Input limits");
 }
 
 }  // namespace vp::cli

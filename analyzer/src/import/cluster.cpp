@@ -11,10 +11,39 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "vp/base/input_file.hpp"
 #include "vp/base/json_document.hpp"
 #include "vp/topology/errors.hpp"
 
 namespace vp {
+
+AnalysisLimits& analysis_limits() {
+  static AnalysisLimits limits;
+  return limits;
+}
+
+std::string cluster_size_violation(std::uint64_t nodes, std::uint64_t components) {
+  const AnalysisLimits& l = analysis_limits();
+  if (nodes > l.max_nodes)
+    return fmt::format("{} nodes: above the limit of {} nodes of an analysed cluster (--max-nodes)", nodes,
+                       l.max_nodes);
+  if (components > l.max_components)
+    return fmt::format("{} nodes of {} components in all: above the limit of {} components of an analysed cluster "
+                       "(--max-components)",
+                       nodes, components, l.max_components);
+  return {};
+}
+
+std::string node_type_violation(const std::string& name, const Topology& node) {
+  const AnalysisLimits& l = analysis_limits();
+  if (node.gpus.size() > l.max_node_gpus)
+    return fmt::format("node type {}: {} GPUs, above the limit of {} GPUs of a node (--max-node-gpus)", name,
+                       node.gpus.size(), l.max_node_gpus);
+  if (node.nics.size() > l.max_node_nics)
+    return fmt::format("node type {}: {} NICs, above the limit of {} NICs of a node (--max-node-nics)", name,
+                       node.nics.size(), l.max_node_nics);
+  return {};
+}
 
 namespace {
 
@@ -158,11 +187,10 @@ void check_spec(const ClusterSpec& spec, const std::string& origin) {
   std::uint64_t components = 0;
   for (const NodeInfo& node : spec.nodes)
     if (auto it = type_components.find(node.type); it != type_components.end()) components += it->second;
-  if (components > kMaxClusterComponents)
-    fail(fmt::format("{} nodes of {} components in all: above the limit of {} components of an analysed cluster",
-                     spec.nodes.size(), components, kMaxClusterComponents));
+  if (std::string why = cluster_size_violation(spec.nodes.size(), components); !why.empty()) fail(why);
   for (const NodeTypeSpec& type : spec.node_types) {
     if (find_type(spec, type.name) != &type) fail(fmt::format("node type \"{}\" is defined twice", type.name));
+    if (std::string why = node_type_violation(type.name, type.topology); !why.empty()) fail(why);
     check_node_type(type, spec, origin);
   }
   for (const NodeInfo& node : spec.nodes) {
@@ -243,6 +271,22 @@ void read_header(const Json& doc) {
   if (version != 1) bad("version", fmt::format("unsupported version {} (this reader knows version 1)", version.dump()));
 }
 
+// True when `file` (resolved: symbolic links followed, "." and ".."
+// removed) lies inside folder `root` (resolved the same way).
+bool path_is_under(const std::filesystem::path& file, const std::filesystem::path& root) {
+  std::error_code ec;
+  const std::filesystem::path f = std::filesystem::weakly_canonical(std::filesystem::absolute(file, ec), ec);
+  if (ec) return false;
+  const std::filesystem::path r = std::filesystem::weakly_canonical(std::filesystem::absolute(root, ec), ec);
+  if (ec) return false;
+  auto fi = f.begin();
+  for (auto ri = r.begin(); ri != r.end(); ++ri, ++fi) {
+    if (ri->empty()) continue;  // a trailing separator
+    if (fi == f.end() || *fi != *ri) return false;
+  }
+  return true;
+}
+
 // A node type from its "input" file (relative to the description's folder),
 // or the --input topology when it names none.
 Topology node_type_topology(const Json& item, const std::string& where, const std::string& name,
@@ -258,8 +302,19 @@ Topology node_type_topology(const Json& item, const std::string& where, const st
     if (!t.nodes.empty()) t.nodes[0].type = name;
     return t;
   }
-  std::filesystem::path file = text(*input, member_path(where, "input"));
-  if (file.is_relative()) file = std::filesystem::path(path).parent_path() / file;
+  const std::string named = text(*input, member_path(where, "input"));
+  std::filesystem::path file = named;
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  if (file.is_relative()) file = folder / file;
+  // A description names files under its own folder (or under --cluster-root):
+  // a description from elsewhere must not make us open /etc/shadow and echo
+  // its first line in a parse error.
+  std::filesystem::path root = opts.cluster_root.empty() ? folder : std::filesystem::path(opts.cluster_root);
+  if (root.empty()) root = ".";
+  if (!path_is_under(file, root))
+    bad(member_path(where, "input"),
+        fmt::format("\"{}\" is outside {} ({}); --cluster-root DIR allows files under DIR", named,
+                    opts.cluster_root.empty() ? "the description's folder" : "--cluster-root", root.string()));
   InputFormat fmt_kind = InputFormat::auto_detect;
   if (format) {
     auto parsed = parse_input_format(text(*format, member_path(where, "format")));
@@ -481,7 +536,7 @@ ClusterSpec load_cluster_spec(const std::string& path, const Topology* default_n
 
 ClusterSpec load_cluster_spec(const std::string& path, const DefaultNodeType& default_node_type,
                               const ImportOptions& opts) {
-  const json::Document text(path, read_file(path));
+  const json::Document text(path, read_input_file(path));
   const Json& doc = text.root();
   ClusterSpec spec;
   try {

@@ -1,10 +1,6 @@
 // Format detection and the import_topology() dispatcher.
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "vp/base/input_file.hpp"
 #include "vp/import/import.hpp"
 #include "vp/topology/errors.hpp"
 
@@ -27,18 +23,6 @@ std::optional<InputFormat> parse_input_format(std::string_view s) {
     if (to_string(f) == s) return f;
   }
   return std::nullopt;
-}
-
-std::string read_file(const std::string& path) {
-  // An ifstream opens a folder and reads nothing from it: say what it is.
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError(path, 0, "cannot read (Is a directory)");
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw InputError(path, 0, std::string("cannot read (") + std::strerror(errno) + ")");
-  std::ostringstream s;
-  s << f.rdbuf();
-  if (f.bad()) throw InputError(path, 0, std::string("cannot read (") + std::strerror(errno) + ")");
-  return s.str();
 }
 
 namespace {
@@ -97,10 +81,10 @@ InputFormat detect_format(const std::string& path, std::string_view content) {
 
 Topology import_topology(const std::string& path, InputFormat format, const ImportOptions& opts) {
   if (format == InputFormat::hwloc_xml) {
-    read_file(path);  // a clear "cannot read" before libhwloc sees it
+    read_input_file(path);  // a clear "cannot read" (and the size limit) before libhwloc sees it
     return import_hwloc_xml(path, opts);
   }
-  std::string content = read_file(path);
+  std::string content = read_input_file(path);
   if (format == InputFormat::auto_detect) format = detect_format(path, content);
   switch (format) {
     case InputFormat::hwloc_xml: return import_hwloc_xml(path, opts);

@@ -789,7 +789,8 @@ nlohmann::ordered_json topology_to_json(const Topology& t) {
   Json links = Json::array();
   for (const Link& l : t.links) links.push_back(link_json(l));
   doc["links"] = std::move(links);
-  doc["path_types"] = path_types_json(t);
+  // Output-only and quadratic: omitted beyond kMaxPathTypeGpus GPUs.
+  if (t.gpus.size() <= kMaxPathTypeGpus) doc["path_types"] = path_types_json(t);
   doc["warnings"] = t.warnings;
   return doc;
 }

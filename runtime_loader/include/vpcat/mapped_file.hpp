@@ -57,7 +57,10 @@ class MappedFile {
   static Status open(const char* path, MappedFile* out, std::uint64_t max_size = VerifyOptions().max_file_size) noexcept {
     MappedFile f;
 #if VPCAT_HAVE_MMAP
-    const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: a FIFO with no writer is refused below (not a regular
+    // file) instead of blocking open() for ever; it changes nothing for a
+    // regular file.
+    const int fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) return system_error(path, "open");
     struct stat st;
     if (::fstat(fd, &st) != 0) return close_with(fd, system_error(path, "fstat"));

@@ -3,10 +3,13 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
 #include "vp/base/errors.hpp"
+#include "vp/base/input_file.hpp"
 #include "vpcat/format.hpp"
 #include "vpcat/version.hpp"
 
@@ -45,8 +48,32 @@ int report_error(const Tool& tool, const std::exception& e) {
   return static_cast<int>(ExitCode::internal);
 }
 
+void add_input_limit_options(CLI::App& app) {
+  InputLimits& limits = input_limits();
+  app.add_option("--max-input-bytes", limits.max_bytes,
+                 "Refuse an input file larger than this (bytes, or with a unit: 64MiB, 2GiB; default 1GiB)")
+      ->transform(CLI::AsSizeValue(false))
+      ->group("Input limits");
+  app.add_option_function<double>(
+         "--max-input-wait",
+         [&limits](double seconds) {
+           limits.max_wait = std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000.0 + 0.5));
+         },
+         "Refuse a pipe or device input that gives no data for this many seconds (default 60)")
+      ->check(CLI::Range(0.001, 86400.0))
+      ->group("Input limits");
+}
+
 int run_main(const Tool& tool, CLI::App& app, int argc, char** argv, const std::function<int()>& body) {
   app.set_version_flag("--version", version_text(tool), "Print the tool's version and the catalog format versions");
+  if (app.get_option_no_throw("--max-input-bytes") == nullptr) add_input_limit_options(app);
+  // A subcommand passes options it does not know (the limits) to the tool.
+  // (CLI11 copies fallthrough only into subcommands made after it is set.)
+  std::function<void(CLI::App&)> fall_through = [&](CLI::App& a) {
+    a.fallthrough();
+    for (CLI::App* sub : a.get_subcommands([](CLI::App*) { return true; })) fall_through(*sub);
+  };
+  fall_through(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -21,6 +21,7 @@ struct AnalysisRequest {
   bool probe = false;             // --probe given explicitly (same as no input)
   std::string format = "auto";    // auto, hwloc, nccl, nvidia-smi, json
   std::string cluster;            // cluster description file; empty = none
+  std::string cluster_root;       // its node-type files lie under this folder; empty = its own folder
   std::uint32_t nodes = 0;        // shortcut: this many nodes of the input's type (0 = no shortcut)
   std::string fabric = "single_switch";
   std::uint32_t leaf_size = 8;

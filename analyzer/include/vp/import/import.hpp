@@ -23,6 +23,9 @@ struct ImportOptions {
   CapacityDefaults defaults;
   // Node type name given to the imported node ("" = derived from the file name).
   std::string node_type;
+  // The folder a cluster description's node-type files must lie in ("" =
+  // the description's own folder; vp-analyze --cluster-root).
+  std::string cluster_root;
 };
 
 // Guess the format from the content (not the file name): "<topology" ->
@@ -32,9 +35,6 @@ InputFormat detect_format(const std::string& path, std::string_view content);
 
 // Read `path` and import it in `format` (auto_detect: detect_format()).
 Topology import_topology(const std::string& path, InputFormat format, const ImportOptions& opts);
-
-// Read a whole file; throws InputError(path, 0, "cannot read (reason)").
-std::string read_file(const std::string& path);
 
 // ---- the importers, one file each under analyzer/src/import/ -------------------
 // hwloc XML v1/v2 through libhwloc (hwloc_import.cpp).

@@ -36,11 +36,35 @@ struct ClusterSpec {
   double nic_gbitps = 0.0;
 };
 
-// The most components an expanded cluster may have (about 1 KB of memory
-// each): 2^21, e.g. 65,536 nodes of 32 components, beyond any cluster built
-// so far. load_cluster_spec(), expand_cluster() and vp-analyze --nodes refuse
-// larger clusters before allocating them.
-inline constexpr std::uint64_t kMaxClusterComponents = std::uint64_t{1} << 21;
+// The size of what vp-analyze accepts, each with a default beyond any machine
+// or cluster built so far (vp-analyze --max-*, docs/importers.md "Limits").
+// Process-wide: the tool sets them from its command line before it reads.
+struct AnalysisLimits {
+  // Components of an expanded cluster, about 1 KB of memory each: 2^21, e.g.
+  // 65,536 nodes of 32 components (--max-components).
+  std::uint64_t max_components = std::uint64_t{1} << 21;
+  // Nodes of a cluster (--max-nodes): 32,768 nodes of 8 GPUs are 262,144 GPUs.
+  std::uint64_t max_nodes = 32768;
+  // GPUs and NICs of one node type (--max-node-gpus, --max-node-nics): the
+  // largest PCIe servers hold 20 GPUs; hwloc lists 64 NICs on an AWS p5
+  // (fixtures/real/hwloc-xml/nixl-p5.48xl-topo.xml). The analysis of a node
+  // grows steeply with its symmetric parts (measured here, two GPUs to a
+  // switch: 32 GPUs 4 s, 64 GPUs 6 min; 8 GPUs with 16 NICs on each of 4
+  // switches over 10 min): these counts stop the absurd, not every slow case.
+  std::uint64_t max_node_gpus = 32;
+  std::uint64_t max_node_nics = 128;
+};
+
+// The limits in force (the defaults until a tool changes them).
+AnalysisLimits& analysis_limits();
+
+// Why a cluster of `nodes` nodes and `components` components in all exceeds
+// analysis_limits(), or "" when it does not. Checked before anything that
+// size is allocated (load_cluster_spec, expand_cluster, vp-analyze --nodes).
+std::string cluster_size_violation(std::uint64_t nodes, std::uint64_t components);
+
+// Why node type `name` (its topology `node`) exceeds analysis_limits(), or "".
+std::string node_type_violation(const std::string& name, const Topology& node);
 
 // Expand "gpu[001-004,010]" / "a[1-2]b[1-2]" / "n1,n2" into host names.
 // Throws InputError(origin, 0, reason) on malformed ranges or more than

@@ -47,6 +47,11 @@ Summary summarize(const Catalog& c, std::uint64_t catalog_bytes);
 // --summary json` in its order, without the analyzer-only "elapsed_ms".
 Json to_json(const Summary& s);
 
+// A decimal integer as a person reads it: as is up to 24 digits, else
+// "3.64e13019 (13020 digits)" (an S_4096 fabric group has 13,020 digits).
+// Text summaries print this; JSON keeps every digit.
+std::string readable_decimal(const std::string& decimal);
+
 // Sum of two non-negative decimal integers given as text.
 std::string add_decimal(const std::string& a, const std::string& b);
 

@@ -6,9 +6,10 @@
 //     return vp::cli::run_main({"vp-plan", vp::cli::Catalogs::read}, app, argc, argv, [&] { return run(o); });
 //   }
 //
-// run_main() adds --version, parses the command line and runs `body`; every
-// error is printed as "tool: error: where: what (why)" on stderr and mapped to
-// its exit code (vp::ExitCode): CLI11's usage errors and vp::UsageError 1,
+// run_main() adds --version and the input limits (--max-input-bytes,
+// --max-input-wait: vp::input_limits()), parses the command line and runs
+// `body`; every error is printed as "tool: error: where: what (why)" on
+// stderr and mapped to its exit code (vp::ExitCode): CLI11's usage errors and vp::UsageError 1,
 // vp::InputError 2, a catalog::CatalogError 2 (unreadable) or 3 (invalid),
 // anything else "tool: internal error: ..." and 4.
 #pragma once
@@ -34,6 +35,9 @@ std::string version_text(const Tool& tool);
 
 // The exit code of an exception that reached main(), after printing it.
 int report_error(const Tool& tool, const std::exception& e);
+
+// The input-limit options, in their own group of --help (run_main adds them).
+void add_input_limit_options(CLI::App& app);
 
 int run_main(const Tool& tool, CLI::App& app, int argc, char** argv, const std::function<int()>& body);
 

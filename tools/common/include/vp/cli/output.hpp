@@ -1,0 +1,30 @@
+// Writing a tool's output files, the one way every tool does: "-" is standard
+// output, anything else a file written atomically (vp::catalog::
+// write_files_atomically: all files land together or none does).
+//
+//   write_outputs({{out, bytes.data(), bytes.size()}, {json_out, ...}});
+//
+// The files are committed first, then the one "-" entry (at most one: two
+// outputs cannot share standard output) is written and flushed; a failed
+// write to standard output is an InputError "standard output: cannot write
+// (why)", exit 2, never a silent success.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "vp/catalog/atomic_file.hpp"
+
+namespace vp::cli {
+
+void write_outputs(const std::vector<catalog::OutputFile>& outputs);
+
+// For a binary output named "-": refuse a terminal as standard output
+// (UsageError naming `option`), as gzip does, before any work is done.
+void check_binary_stdout(const std::string& option, const std::string& path);
+
+// True when some output of `paths` is "-" (a tool then prints its summary
+// on standard error).
+bool writes_stdout(const std::vector<std::string>& paths);
+
+}  // namespace vp::cli
