@@ -12,7 +12,7 @@
 // route's solo rate and only where every resource keeps room for it (the
 // step is a channel), then (d) cuts the pieces and the step is appended.
 // A step finishes at least an eighth of its flows' payloads (at least one;
-// StepLength::kFinishFraction), so the step count is at most the number of
+// StepLength::kFinishDivisor), so the step count is at most the number of
 // non-zero off-diagonal demand entries, and does not grow with the number of
 // distinct remainders.
 //

@@ -21,16 +21,16 @@ class StepLength {
   // when the step also has inter-node flows: the network lanes are the
   // scarce resource, so intra-node flows fill the step rather than cut it.
   static constexpr double kIntraWeight = 0.3;
-  // Every step finishes at least this fraction of its flows (rounded up,
-  // at least one): the step length is chosen among the remaining times
-  // from the k-th shortest on, k = ceil(kFinishFraction x flows). A step of
-  // c flows then retires at least c / 4 payloads, so a plan whose steps
-  // keep most ports busy has about 4 x (payloads per GPU) steps whatever
-  // the byte counts; without it a demand of distinct remainders (random
-  // byte counts) finishes one payload per step. The flows that finish
-  // before the step ends leave their ports idle for the rest of it: the
-  // price in plan time (docs/planner.md "Quality").
-  static constexpr double kFinishFraction = 0.125;
+  // Every step finishes at least 1 / kFinishDivisor of its flows (rounded
+  // up, so at least one): the step length is chosen among the remaining
+  // times from the k-th shortest on, k = ceil(flows / kFinishDivisor). A
+  // step of c flows then retires at least c / 8 payloads, so a plan whose
+  // steps keep most ports busy has at most about 8 x (payloads per GPU)
+  // steps whatever the byte counts; without it a demand of distinct
+  // remainders (random byte counts) finished one payload per step. The
+  // flows that finish before the step ends leave their ports idle for the
+  // rest of it: the price in plan time (docs/planner.md "Measurements").
+  static constexpr std::size_t kFinishDivisor = 8;
 
   bool prepare(std::uint32_t gpus) noexcept { return times_.resize(gpus); }
 
@@ -48,7 +48,7 @@ class StepLength {
   }
 
   // The step length: among the flows' remaining times from the k-th
-  // shortest on (kFinishFraction) and the floor when at least as long, the
+  // shortest on (kFinishDivisor) and the floor when at least as long, the
   // one that moves the most weighted bytes per microsecond once the step's
   // start-up latency is paid: bytes(tau) / (tau + latency), bytes(tau) =
   // sum of w_i rate_i min(t_i, tau). Every candidate finishes at least k
@@ -102,8 +102,8 @@ class StepLength {
   }
   // The least number of flows a step of `count` flows finishes.
   static std::size_t finish_count(std::size_t count) noexcept {
-    const std::size_t k = static_cast<std::size_t>(static_cast<double>(count) * kFinishFraction + 0.999999);
-    return k < 1 ? 1 : k > count ? count : k;
+    const std::size_t k = (count + kFinishDivisor - 1) / kFinishDivisor;
+    return k < 1 ? 1 : k;
   }
 
  private:
