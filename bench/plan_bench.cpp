@@ -10,9 +10,10 @@
 // Catalogs are built in process by the analyzer (as vp-analyze would) from
 // fixtures/platforms; building them is not timed. Each Plan benchmark reuses
 // one Planner and one Plan, as an embedder does call after call, and reports
-// the plan's steps and transfers as counters, and steps_per_bound: the
-// steps over the least any one-port plan needs (the most distinct partners
-// of one GPU, or 1).
+// the plan's steps and transfers as counters, steps_per_bound: the steps
+// over the least any one-port plan needs (the most distinct partners of one
+// GPU, or 1), expected_ms: the plan's expected time, and plan_MB: the
+// memory its steps and transfers take.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -103,6 +104,12 @@ void BM_Plan(benchmark::State& state, const std::string& name, const std::string
   state.counters["gpus"] = p.gpus;
   state.counters["steps"] = static_cast<double>(plan.step_count());
   state.counters["transfers"] = static_cast<double>(plan.transfer_count());
+  // The plan's quality: its expected time (channel steps: latency plus the
+  // longest transfer at its solo rate, per step), in ms.
+  state.counters["expected_ms"] = plan.expected_us() / 1e3;
+  // The plan's own memory (steps and transfers), in MB.
+  state.counters["plan_MB"] = static_cast<double>(plan.transfer_count() * sizeof(vpcat::PlanTransfer) +
+                                                  plan.step_count() * sizeof(vpcat::PlanStep)) / 1e6;
   std::uint32_t partners = 1;
   for (std::uint32_t g = 0; g < p.gpus; ++g) {
     std::uint32_t out = 0, in = 0;

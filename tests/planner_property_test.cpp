@@ -179,6 +179,38 @@ TEST_CASE("a longer step floor gives fewer steps") {
   CHECK(b.step_count() < a.step_count());
 }
 
+// Steps do not grow with the number of distinct remainders: every channel
+// step finishes at least an eighth of its transfers' payloads (rounded up),
+// so random byte counts (FAST's workload: entries uniform integers) give
+// a plan a small multiple of the step bound long, at any byte scale.
+TEST_CASE("every step finishes an eighth of its payloads: random byte counts stay near the step bound") {
+  for (const char* name : {"4n-switch", "16n-rail"}) {
+    const Platform& p = platform(name);
+    for (std::uint64_t unit : {std::uint64_t{1}, std::uint64_t{1000000}, std::uint64_t{1000000000}}) {
+      Matrix d(std::size_t{p.gpus} * p.gpus, 0);
+      std::mt19937_64 rng(7);
+      std::uniform_int_distribution<std::uint64_t> pick(1, 10000);
+      for (std::size_t i = 0; i < d.size(); ++i) d[i] = i % (p.gpus + 1) == 0 ? 0 : pick(rng) * unit;
+      vpcat::Plan plan;
+      REQUIRE(mut(p).planner.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, plan).ok());
+      INFO(p.name << ", entries 1..10000 x " << unit << " bytes");
+      CHECK(check_plan(p, d, plan) == "");
+      Matrix left = d;
+      std::size_t short_steps = 0;
+      for (std::size_t i = 0; i < plan.step_count(); ++i) {
+        const vpcat::PlanTransfer* t = plan.step_transfers(i);
+        std::size_t finished = 0;
+        for (std::uint32_t k = 0; k < plan.step(i).count; ++k)
+          finished += (left[std::size_t{t[k].origin} * p.gpus + t[k].final] -= t[k].bytes) == 0;
+        short_steps += finished * 8 < plan.step(i).count;
+      }
+      CHECK(short_steps == 0);
+      // Every GPU has gpus - 1 partners: one-port plans need that many steps.
+      CHECK(plan.step_count() <= 24 * std::size_t{p.gpus - 1});
+    }
+  }
+}
+
 TEST_CASE("an all-zero demand is an empty plan") {
   Platform& p = mut(platform("4n-switch"));
   Matrix d(std::size_t{p.gpus} * p.gpus, 0);

@@ -11,9 +11,10 @@
 // This file runs them: per step (a) to (c) choose the flows, each at its
 // route's solo rate and only where every resource keeps room for it (the
 // step is a channel), then (d) cuts the pieces and the step is appended.
-// A step either finishes the flow whose remaining time is tau or lasts the
-// floor; with a zero floor every step finishes at least one payload, so the
-// step count is at most the number of non-zero off-diagonal demand entries.
+// A step finishes at least an eighth of its flows' payloads (at least one;
+// StepLength::kFinishDivisor), so the step count is at most the number of
+// non-zero off-diagonal demand entries, and does not grow with the number of
+// distinct remainders.
 //
 // Memory: all scratch is sized once per catalog (Greedy::prepare) and reused;
 // a call allocates only when its Plan needs more room than it has.

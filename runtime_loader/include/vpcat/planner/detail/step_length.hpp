@@ -21,6 +21,16 @@ class StepLength {
   // when the step also has inter-node flows: the network lanes are the
   // scarce resource, so intra-node flows fill the step rather than cut it.
   static constexpr double kIntraWeight = 0.3;
+  // Every step finishes at least 1 / kFinishDivisor of its flows (rounded
+  // up, so at least one): the step length is chosen among the remaining
+  // times from the k-th shortest on, k = ceil(flows / kFinishDivisor). A
+  // step of c flows then retires at least c / 8 payloads, so a plan whose
+  // steps keep most ports busy has at most about 8 x (payloads per GPU)
+  // steps whatever the byte counts; without it a demand of distinct
+  // remainders (random byte counts) finished one payload per step. The
+  // flows that finish before the step ends leave their ports idle for the
+  // rest of it: the price in plan time (docs/planner.md "Measurements").
+  static constexpr std::size_t kFinishDivisor = 8;
 
   bool prepare(std::uint32_t gpus) noexcept { return times_.resize(gpus); }
 
@@ -37,11 +47,12 @@ class StepLength {
     return c;
   }
 
-  // The step length: among the flows' remaining times (and the floor), the
+  // The step length: among the flows' remaining times from the k-th
+  // shortest on (kFinishDivisor) and the floor when at least as long, the
   // one that moves the most weighted bytes per microsecond once the step's
   // start-up latency is paid: bytes(tau) / (tau + latency), bytes(tau) =
-  // sum of w_i rate_i min(t_i, tau). Every candidate but the floor finishes
-  // a flow.
+  // sum of w_i rate_i min(t_i, tau). Every candidate finishes at least k
+  // flows.
   double choose(const RemainingDemand& rem, const Flow* flows, std::size_t count, double latency_us,
                 double floor_us) noexcept {
     const std::size_t n = rem.gpu_count();
@@ -74,7 +85,8 @@ class StepLength {
       const double eff = (done + rate_after * tau) / (tau + latency_us);
       if (eff > best * (1.0 + 1e-12)) best = eff, best_tau = tau;
     };
-    if (floor_us > times_[0].t && floor_us < times_[count - 1].t) {
+    const std::size_t finish = finish_count(count);  // >= 1
+    if (floor_us >= times_[finish - 1].t && floor_us > times_[0].t && floor_us < times_[count - 1].t) {
       // The floor as a candidate: the flows shorter than it finish.
       double d = 0.0, r = rate_after;
       for (std::size_t k = 0; k < count && times_[k].t < floor_us; ++k) d += times_[k].gbps * times_[k].t, r -= times_[k].gbps;
@@ -82,11 +94,16 @@ class StepLength {
       best = eff, best_tau = floor_us;
     }
     for (std::size_t k = 0; k < count; ++k) {
-      consider(times_[k].t);
+      if (k + 1 >= finish) consider(times_[k].t);
       done += times_[k].gbps * times_[k].t;
       rate_after -= times_[k].gbps;
     }
     return best_tau;
+  }
+  // The least number of flows a step of `count` flows finishes.
+  static std::size_t finish_count(std::size_t count) noexcept {
+    const std::size_t k = (count + kFinishDivisor - 1) / kFinishDivisor;
+    return k < 1 ? 1 : k;
   }
 
  private:
