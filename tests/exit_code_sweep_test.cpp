@@ -4,9 +4,10 @@
 // it, and each run must end with the documented code (README "Exit codes"):
 // 3 for an invalid catalog, 2 for bad input, never 4 (a bug), never a signal.
 //
-// All runs go through one /bin/sh script (one line of output per run), so
-// the sweep costs a process per tool run and nothing more: it stays fast
-// enough for the unit phase and the sanitizer phase.
+// All runs go through one /bin/sh script (one line of output per run, in
+// four parallel shells), so the sweep costs a process per tool run and
+// nothing more: it stays fast enough for the unit phase and the sanitizer
+// phase.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
@@ -70,7 +71,7 @@ class Sweep {
     add("vp-catalog", kCatalog, "validate " + f + " --against " + shell_quote(platform_), codes, in);
     add("vp-catalog", kCatalog, "inspect " + f, binary_codes, in);  // the binary only
     add("vp-catalog", kCatalog, "convert " + f + " --to json --out -", codes, in);
-    add("vp-catalog", kCatalog, "convert " + f + " --to binary --out " + shell_quote(dir_.path() + "/out.vpcat"), codes,
+    add("vp-catalog", kCatalog, "convert " + f + " --to binary --out " + shell_quote(output("vpcat")), codes,
         in);
     add("vp-catalog", kCatalog, "diff " + f + " " + g, codes, in);
     add("vp-catalog", kCatalog, "diff " + g + " " + f, codes, in);
@@ -95,14 +96,14 @@ class Sweep {
   void topology(const fs::path& topology, const std::vector<int>& codes) {
     const std::string t = shell_quote(topology.string());
     add("vp-analyze", kAnalyze, "topology --input " + t, codes, topology.string());
-    add("vp-analyze", kAnalyze, "--input " + t + " --out " + shell_quote(dir_.path() + "/a.vpcat"), codes,
+    add("vp-analyze", kAnalyze, "--input " + t + " --out " + shell_quote(output("vpcat")), codes,
         topology.string());
   }
 
   // A cluster description through vp-analyze.
   void cluster(const fs::path& cluster, const std::vector<int>& codes) {
     add("vp-analyze", kAnalyze,
-        "--cluster " + shell_quote(cluster.string()) + " --out " + shell_quote(dir_.path() + "/c.vpcat"), codes,
+        "--cluster " + shell_quote(cluster.string()) + " --out " + shell_quote(output("vpcat")), codes,
         cluster.string());
   }
 
@@ -113,12 +114,20 @@ class Sweep {
         defaults.string());
   }
 
-  // Run everything; one CHECK per run that ended otherwise.
+  // Run everything, in kShards parallel shells (the runs are independent);
+  // one CHECK per run that ended otherwise.
   void check() {
+    constexpr std::size_t kShards = 4;
+    if (runs_.empty()) return;
     std::string script = "cd " + shell_quote(dir_.path()) + " || exit 99\n";
-    for (std::size_t k = 0; k < runs_.size(); ++k)
-      script += fmt::format("{} >/dev/null 2>err; echo \"{} $? $(head -c 400 err | head -n 1)\"\n", runs_[k].command,
-                            k);
+    for (std::size_t shard = 0; shard < kShards && shard < runs_.size(); ++shard) {
+      script += "(\n";
+      for (std::size_t k = shard; k < runs_.size(); k += kShards)
+        script += fmt::format("{} >/dev/null 2>err{}; echo \"{} $? $(head -c 400 err{} | head -n 1)\"\n",
+                              runs_[k].command, shard, k, shard);
+      script += fmt::format(") >shard{}.txt &\n", shard);
+    }
+    script += "wait\nsort -n shard*.txt\n";
     const std::string path = dir_.write("sweep.sh", script);
     const vp::test::RunResult r = vp::test::run("/bin/sh " + shell_quote(path));
     REQUIRE(r.exit_code == 0);
@@ -151,6 +160,12 @@ class Sweep {
   std::size_t size() const { return runs_.size(); }
 
  private:
+  // A path of its own for the output of the run about to be added (the
+  // shards run in parallel).
+  std::string output(const std::string& extension) const {
+    return fmt::format("{}/out{}.{}", dir_.path(), runs_.size(), extension);
+  }
+
   void add(const std::string& tool, const std::string& bin, const std::string& args, std::vector<int> codes,
            const std::string& input) {
     runs_.push_back(Run{tool, shell_quote(bin) + " " + args, std::move(codes), input});
