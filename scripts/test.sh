@@ -53,7 +53,8 @@ if has_phase sanitize; then
   cmake --preset asan-ubsan -B "$dir"
   # The targets of the `runtime` tests (and the tools they run), not the rest.
   cmake --build "$dir" --target vp_catalog_tests vp-catalog vp_planner_tests vp-plan vp-analyze \
-    vp_verify_fuzz_replay vp_plan_fuzz_replay vpcat_c17_check vpcat_planner_c17_check vp_c_api_tests
+    vp_verify_fuzz_replay vp_plan_fuzz_replay vpcat_c17_check vpcat_planner_c17_check vp_c_api_tests \
+    vp_exit_code_sweep_tests vp-sim
   # VP_PROPERTY_RUN=small: the planner's property tests with fewer seeds and
   # without the 256-GPU platform (the unit phase ran them all), so that the
   # instrumented run keeps a wide margin on a loaded 2-core machine.

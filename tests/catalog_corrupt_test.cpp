@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "catalog_support.hpp"
 #include "corrupt_cases.hpp"
@@ -71,5 +73,26 @@ TEST_CASE("corrupt: every generated case is committed, and gives its committed m
     CHECK(committed.count(c.name) == 1);
     const vpcat::Status s = vpcat::verify(c.bytes.data(), c.bytes.size(), nullptr);
     CHECK(std::string(s.message()) == expected_message(fs::path(corrupt_dir()) / (c.name + ".vpcat")));
+  }
+}
+
+TEST_CASE("corrupt: what readers rely on beyond the structure is refused with its own code") {
+  // Issue 17 finding 7: each of these passed the verifier and then failed a reader.
+  const std::pair<const char*, vpcat::Error> cases[] = {
+      {"zero-forward-capacity", vpcat::Error::bad_forwarder},
+      {"wrong-forwarder", vpcat::Error::bad_forwarder},
+      {"denormal-capacity", vpcat::Error::bad_number},
+      {"inconsistent-solo-rate", vpcat::Error::bad_solo_rate},
+      {"nic-gbps-on-gpu", vpcat::Error::bad_number},
+      {"bad-bus-id", vpcat::Error::bad_bus_id},
+      {"orbit-size-not-dividing", vpcat::Error::bad_orbit_size},
+      {"bad-patterns-represented", vpcat::Error::bad_orbit_size},
+      {"bad-host-list", vpcat::Error::bad_host_list},
+  };
+  for (const auto& [name, code] : cases) {
+    CAPTURE(name);
+    const std::vector<std::uint8_t> bytes = vp::test::read_binary(corrupt_dir() + "/" + name + ".vpcat");
+    const vpcat::Status s = vpcat::verify(bytes.data(), bytes.size(), nullptr);
+    CHECK(s.code() == code);
   }
 }

@@ -167,6 +167,47 @@ void record_cases(Cases& c) {
   });
 }
 
+// The first forwarder of route 1 (gpu0 -> gpu2 of "quad", through the host bridge).
+std::uint8_t* first_forwarder(std::vector<Part>& parts) {
+  Part& routes = part(parts, SectionType::routes);
+  const std::uint32_t hop_first = b::load_u32(record(routes, 1, vpcat::route::hop_first));
+  const std::uint32_t links = b::load_u32(record(routes, 1, vpcat::route::link_count));
+  if (b::load_u32(record(routes, 1, vpcat::route::forwarder_count)) != 1) throw std::logic_error("route 1 changed");
+  return record(part(parts, SectionType::route_hops), hop_first + links, 0);
+}
+
+// What the readers rely on beyond the structure (issue 17 finding 7).
+void consistency_cases(Cases& c) {
+  c.rebuild("zero-forward-capacity", "the host bridge, a listed forwarder, with forward_gbps 0", [](auto& parts) {
+    b::store_f64(record(part(parts, SectionType::components), 1, vpcat::component::forward_gbps), 0.0);
+  });
+  c.rebuild("wrong-forwarder", "a route listing a PCIe switch it passes instead of the host bridge",
+            [](auto& parts) { b::store_u32(first_forwarder(parts), 2); });
+  c.rebuild("denormal-capacity", "a link capacity of 1e-310 (a denormal)", [](auto& parts) {
+    b::store_f64(record(part(parts, SectionType::links), 2, vpcat::link::capacity_gbps), 1e-310);
+  });
+  c.rebuild("inconsistent-solo-rate", "a route's solo_gbps of 50 over links of 24", [](auto& parts) {
+    b::store_f64(record(part(parts, SectionType::routes), 1, vpcat::route::solo_gbps), 50.0);
+  });
+  c.rebuild("nic-gbps-on-gpu", "a GPU with a NIC port capacity", [](auto& parts) {
+    b::store_f64(record(part(parts, SectionType::components), 4, vpcat::component::nic_gbps), 25.0);
+  });
+  c.rebuild("bad-bus-id", "a GPU whose pci_bus_id is its name (\"gpu0\")", [](auto& parts) {
+    Part& comps = part(parts, SectionType::components);
+    b::store_u32(record(comps, 4, vpcat::component::pci_bus_id), b::load_u32(record(comps, 4, vpcat::component::name)));
+  });
+  c.rebuild("orbit-size-not-dividing", "a pattern orbit of 3 in a group of order 8", [](auto& parts) {
+    b::store_u64(record(part(parts, SectionType::patterns), 0, vpcat::pattern::orbit_size), 3);
+  });
+  c.rebuild("bad-host-list", "4 nodes named \"quad\" (one host name)", [](auto& parts) {
+    b::store_u32(record(part(parts, SectionType::node_groups), 0, vpcat::node_group::names),
+                 b::load_u32(record(part(parts, SectionType::node_types), 0, vpcat::node_type::name)));
+  });
+  c.rebuild("bad-patterns-represented", "a pattern orbit of 8 (not 4): its sizes no longer sum to 7", [](auto& parts) {
+    b::store_u64(record(part(parts, SectionType::patterns), 1, vpcat::pattern::orbit_size), 8);
+  });
+}
+
 }  // namespace
 
 std::vector<CorruptCase> corrupt_cases() {
@@ -174,6 +215,7 @@ std::vector<CorruptCase> corrupt_cases() {
   header_cases(c);
   table_cases(c);
   record_cases(c);
+  consistency_cases(c);
   return std::move(c.out);
 }
 

@@ -139,6 +139,11 @@ typedef enum vpcat_status {
   VPCAT_E_BAD_COUNT = 38,
   VPCAT_E_LIMIT_EXCEEDED = 39,       /* a vpcat_verify_options limit */
   VPCAT_E_BAD_DECIMAL = 40,
+  VPCAT_E_BAD_FORWARDER = 41,        /* a route's forwarders are not the forwarding components it transits */
+  VPCAT_E_BAD_SOLO_RATE = 42,        /* a route's solo_gbps is not the minimum over its path */
+  VPCAT_E_BAD_BUS_ID = 43,
+  VPCAT_E_BAD_ORBIT_SIZE = 44,       /* an orbit size does not divide the group order, or the sum is off */
+  VPCAT_E_BAD_HOST_LIST = 45,        /* a node group's names are no host list of its node count */
   /* planning */
   VPCAT_E_NOT_READY = 100,           /* the planner has no catalog (not returned by this API: create does init) */
   VPCAT_E_UNSUPPORTED_CATALOG = 101, /* the catalog exceeds a planner limit (docs/planner.md "Limits") */

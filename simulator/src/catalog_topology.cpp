@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "vp/catalog/errors.hpp"
 #include "vp/catalog/reader.hpp"
 #include "vp/topology/cluster.hpp"
 #include "vp/topology/errors.hpp"
@@ -32,7 +33,9 @@ std::vector<std::string> node_names(const catalog::Catalog& c, const std::string
 
 }  // namespace
 
-Topology catalog_topology(const catalog::Catalog& c, const std::string& origin) {
+namespace {
+
+Topology build_topology(const catalog::Catalog& c, const std::string& origin) {
   Topology t;
   const std::vector<std::string> names = node_names(c, origin);
   std::vector<ComponentId> nics;  // global NIC order: node order, then local index
@@ -137,6 +140,19 @@ Topology catalog_topology(const catalog::Catalog& c, const std::string& origin) 
   }
   finalize(t, origin);
   return t;
+}
+
+}  // namespace
+
+// What this refuses (node names that do not expand to the node counts, a
+// cluster that is no valid topology) is the catalog's fault: an invalid
+// catalog (exit 3), as the verifier's refusals are.
+Topology catalog_topology(const catalog::Catalog& c, const std::string& origin) {
+  try {
+    return build_topology(c, origin);
+  } catch (const InputError& e) {
+    throw catalog::CatalogError(catalog::CatalogError::Kind::invalid, e.what());
+  }
 }
 
 Topology load_catalog_topology(const std::string& path) {

@@ -131,11 +131,27 @@ void check_text(const std::string& file, const std::string& where, const char* f
                          byte < 0x20 || byte == 0x7f ? "a control character" : "not valid UTF-8"));
 }
 
+// A node name is a host name: the catalog lists a node group's names as a
+// host list expression (SPEC.md §6.8), where ',' and '[' have a meaning.
+void check_host_name(const std::string& file, const std::string& where, const std::string& name) {
+  auto host_char = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+           c == '_';
+  };
+  if (name.empty()) fail(file, where + ": name is empty (a node is named by its host name)");
+  for (std::size_t i = 0; i < name.size(); ++i)
+    if (!host_char(name[i]))
+      fail(file, fmt::format("{}: name \"{}\" is not a host name: character {} is not a letter, digit, '-', '.' or "
+                             "'_'",
+                             where, name, i + 1));
+}
+
 void check_components(const Topology& t, const std::string& file) {
   const auto n = t.components.size();
   for (std::size_t i = 0; i < t.nodes.size(); ++i) {
     check_text(file, fmt::format("node {}", i), "name", t.nodes[i].name);
     check_text(file, fmt::format("node {}", i), "type", t.nodes[i].type);
+    check_host_name(file, fmt::format("node {}", i), t.nodes[i].name);
   }
   for (std::size_t i = 0; i < n; ++i) {
     const Component& c = t.components[i];
@@ -164,10 +180,16 @@ void check_components(const Topology& t, const std::string& file) {
         fail(file, fmt::format("{}: a {} cannot hang below a {}", where, to_string(c.kind), to_string(p.kind)));
       if (p.node != c.node) fail(file, fmt::format("{}: parent {} is in another node", where, p.name));
     }
-    if (c.forward && !(std::isfinite(c.forward->gbps) && c.forward->gbps > 0))
-      fail(file, fmt::format("{}: forwarding capacity must be a positive number, got {}", where, c.forward->gbps));
+    // Normal numbers only (SPEC.md §1 "Capacities"): a denormal is no real
+    // capacity, and 1 / denormal overflows.
+    if (c.forward && !(std::isnormal(c.forward->gbps) && c.forward->gbps > 0))
+      fail(file, fmt::format("{}: forwarding capacity must be a positive (normal) number, got {}", where,
+                             c.forward->gbps));
     if (c.kind == ComponentKind::nic && c.line_rate_gbitps < 0)
       fail(file, fmt::format("{}: line rate must not be negative", where));
+    if (c.kind == ComponentKind::nic && c.line_rate_gbitps != 0 && !std::isnormal(c.line_rate_gbitps))
+      fail(file, fmt::format("{}: line rate must be 0 or a positive (normal) number, got {}", where,
+                             c.line_rate_gbitps));
   }
 }
 
@@ -214,8 +236,8 @@ void check_links(const Topology& t, const std::string& file) {
     if (l.id != i) fail(file, fmt::format("{}: id is {}, expected its index {}", where, l.id, i));
     if (l.src >= n || l.dst >= n) fail(file, where + ": an endpoint does not exist");
     if (l.src == l.dst) fail(file, where + ": joins a component to itself");
-    if (!(std::isfinite(l.capacity.gbps) && l.capacity.gbps > 0))
-      fail(file, fmt::format("{} ({} -> {}): capacity must be a positive number of GB/s, got {}", where,
+    if (!(std::isnormal(l.capacity.gbps) && l.capacity.gbps > 0))
+      fail(file, fmt::format("{} ({} -> {}): capacity must be a positive (normal) number of GB/s, got {}", where,
                              t.components[l.src].name, t.components[l.dst].name, l.capacity.gbps));
     if (l.reverse >= t.links.size()) fail(file, where + ": has no reverse direction");
     const Link& r = t.links[l.reverse];

@@ -13,9 +13,12 @@
 // required section present; each section's count against its size before
 // anything is read from it; the string table; every cross reference (ids
 // below their counts, ranges tiling their arrays, parents acyclic and linked,
-// routes as paths between the right endpoints, generators as kind-preserving
-// permutations, orbits, pattern roles in range and paired, node group prefix
-// sums, fabric consistent with the nodes).
+// routes as paths between the right endpoints, their forwarders and solo
+// rates as their paths imply, generators as kind-preserving permutations,
+// orbits, orbit sizes against the group order, pattern roles in range and
+// paired, node group prefix sums, fabric consistent with the nodes); every
+// capacity a reader divides by finite, > 0 (or 0 where 0 means none) and
+// normal; bus ids in one syntax.
 //
 // Guarantees: never reads outside [data, data + size) whatever the bytes;
 // reports the first failure with its code, section and byte offset; work is

@@ -6,6 +6,7 @@
 #include "vp/catalog/errors.hpp"
 #include "vp/catalog/json_mirror.hpp"
 #include "vp/catalog/reader.hpp"
+#include "vp/catalog/writer.hpp"
 
 namespace vp::cli {
 
@@ -30,6 +31,13 @@ LoadedCatalog load_catalog(const std::string& path) {
     }
   } else {
     l.catalog = catalog::parse_json_catalog(std::string(l.bytes.begin(), l.bytes.end()), path);
+    // A mirror holds the same catalog: it obeys the same format rules, which
+    // the writer verifies (so no tool reads a mirror that its .vpcat would fail).
+    try {
+      catalog::write_catalog(l.catalog);
+    } catch (const catalog::CatalogError& e) {
+      throw catalog::CatalogError(catalog::CatalogError::Kind::invalid, path + ": " + e.what(), e.code());
+    }
   }
   return l;
 }

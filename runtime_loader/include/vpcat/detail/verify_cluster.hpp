@@ -3,6 +3,7 @@
 // "provenance". Internal to verify.hpp; runs after the node types are proven.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string_view>
 
@@ -48,6 +49,78 @@ class ClusterVerifier {
     return {};
   }
 
+  // How many host names a hostlist expression expands to (SPEC.md §6.8):
+  // items separated by ',', each a product of literal host characters
+  // (ASCII letters, digits, '-', '.', '_') and bracket groups of ranges
+  // "7" or "001-032" separated by ','. Returns false on a syntax error;
+  // counts above 2^32 are reported as 2^32.
+  static bool hostlist_count(std::string_view s, std::uint64_t& total) noexcept {
+    constexpr std::uint64_t kCap = std::uint64_t{1} << 32;
+    auto host_char = [](char ch) {
+      return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-' ||
+             ch == '.' || ch == '_';
+    };
+    auto number = [&](std::size_t& at, std::uint64_t& v) {
+      const std::size_t start = at;
+      v = 0;
+      for (; at < s.size() && s[at] >= '0' && s[at] <= '9'; ++at) {
+        const auto d = static_cast<std::uint64_t>(s[at] - '0');
+        if (v > (~std::uint64_t{0} - d) / 10u) return false;  // above 2^64: refused, as the analyzer does
+        v = v * 10u + d;
+      }
+      return at > start;
+    };
+    std::size_t at = 0;
+    total = 0;
+    while (true) {
+      std::uint64_t item = 1;
+      const std::size_t start = at;
+      while (at < s.size() && s[at] != ',') {
+        if (s[at] == '[') {
+          ++at;
+          std::uint64_t group = 0;
+          while (true) {
+            std::uint64_t lo = 0, hi = 0;
+            if (!number(at, lo)) return false;
+            hi = lo;
+            if (at < s.size() && s[at] == '-' && !number(++at, hi)) return false;
+            if (lo > hi) return false;
+            group = hi - lo >= kCap || group + (hi - lo + 1) > kCap ? kCap : group + (hi - lo + 1);
+            if (at < s.size() && s[at] == ',') {
+              ++at;
+              continue;
+            }
+            break;
+          }
+          if (at >= s.size() || s[at] != ']') return false;
+          ++at;
+          item = item * group > kCap ? kCap : item * group;  // both <= 2^32: no overflow
+        } else if (host_char(s[at])) {
+          ++at;
+        } else {
+          return false;
+        }
+      }
+      if (at == start) return false;  // an empty host name
+      total = total + item > kCap ? kCap : total + item;
+      if (at == s.size()) return true;
+      ++at;  // ','
+    }
+  }
+
+  Status host_names(std::uint32_t g, std::uint32_t count) const noexcept {
+    const std::string_view names = string_at(c_.data, c_.layout, groups_.u32(g, node_group::names));
+    std::uint64_t n = 0;
+    if (!hostlist_count(names, n))
+      return Status::in_section(Error::bad_host_list, groups_.type, groups_.at(g, node_group::names),
+                                "node group %lu: names is not a host list expression", ul(g));
+    if (n != count)
+      return Status::in_section(Error::bad_host_list, groups_.type, groups_.at(g, node_group::names),
+                                "node group %lu: names expand to %llu%s host name(s), the group has %lu nodes", ul(g),
+                                ull(n), n == (std::uint64_t{1} << 32) ? " or more" : "", ul(count));
+    return {};
+  }
+
   Status node_groups() noexcept {
     if (groups_.count() == 0)
       return Status::in_section(Error::bad_count, groups_.type, groups_.ref.offset + section::count,
@@ -63,6 +136,7 @@ class ClusterVerifier {
         return Status::in_section(Error::bad_count, groups_.type, groups_.at(g, node_group::count),
                                   "node group %lu has no node", ul(g));
       if (Status s = c_.check_string(groups_, g, node_group::names, "names"); !s.ok()) return s;
+      if (Status s = host_names(g, count); !s.ok()) return s;
       Status s = prefix(g, node_group::first_node, groups_.u32(g, node_group::first_node), t_.nodes, "first_node");
       if (s.ok()) s = prefix(g, node_group::first_component, groups_.u64(g, node_group::first_component), t_.components, "first_component");
       if (s.ok()) s = prefix(g, node_group::first_link, groups_.u64(g, node_group::first_link), t_.links, "first_link");
@@ -113,9 +187,13 @@ class ClusterVerifier {
     if (s.ok()) s = c_.check_string(cluster_, 0, cluster::group_description, "group_description");
     if (s.ok()) s = c_.check_decimal(cluster_, 0, cluster::fabric_group_order, "fabric_group_order");
     if (s.ok()) s = c_.check_decimal(cluster_, 0, cluster::cluster_group_order, "cluster_group_order");
-    if (s.ok() && !finite_positive(cluster_.f64(0, cluster::oversubscription)))
+    const double over = cluster_.f64(0, cluster::oversubscription);
+    if (s.ok() && !finite_positive(over))
       return Status::in_section(Error::bad_number, cluster_.type, cluster_.at(0, cluster::oversubscription),
                                 "oversubscription must be finite and > 0");
+    if (s.ok() && !positive_normal(over))
+      return Status::in_section(Error::bad_number, cluster_.type, cluster_.at(0, cluster::oversubscription),
+                                "oversubscription %g is denormal", over);
     return s;
   }
 
@@ -154,9 +232,11 @@ class ClusterVerifier {
                                 "%lu uplinks for %lu switches", ul(uplinks_.count()), ul(switches));
     for (std::uint32_t k = 0; k < switches; ++k) {
       const double v = uplinks_.f64(k);
-      if (spine ? !finite_positive(v) : v != 0.0)
-        return Status::in_section(Error::bad_number, uplinks_.type, uplinks_.at(k),
-                                  "uplink %lu must be %s", ul(k), spine ? "finite and > 0" : "0 without a spine");
+      if (spine ? !positive_normal(v) : v != 0.0)
+        return Status::in_section(Error::bad_number, uplinks_.type, uplinks_.at(k), "uplink %lu must be %s", ul(k),
+                                  !spine                ? "0 without a spine"
+                                  : finite_positive(v) ? "normal (it is denormal)"
+                                                        : "finite and > 0");
     }
     return {};
   }

@@ -17,6 +17,11 @@ namespace detail {
 
 inline bool finite_at_least_zero(double v) noexcept { return std::isfinite(v) && v >= 0.0; }
 inline bool finite_positive(double v) noexcept { return std::isfinite(v) && v > 0.0; }
+// A capacity a reader divides by: > 0, finite and normal (no NaN, infinity
+// or denormal: 1 / denormal overflows and rates below 2^-1022 GB/s are no
+// real capacity); `or_zero`: 0 too, where 0 means "none".
+inline bool positive_normal(double v) noexcept { return std::isnormal(v) && v > 0.0; }
+inline bool positive_normal_or_zero(double v) noexcept { return v == 0.0 || positive_normal(v); }
 
 inline unsigned long long ull(std::uint64_t v) noexcept { return static_cast<unsigned long long>(v); }
 inline unsigned long ul(std::uint32_t v) noexcept { return static_cast<unsigned long>(v); }

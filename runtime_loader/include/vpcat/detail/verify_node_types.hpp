@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "vpcat/detail/verify_context.hpp"
@@ -80,6 +81,7 @@ class NodeTypeVerifier {
       if (s.ok()) s = routes();
       if (s.ok()) s = generators();
       if (s.ok()) s = patterns();
+      if (s.ok()) s = orbit_sizes();
       if (!s.ok()) return s;
     }
     return totals();
@@ -170,6 +172,24 @@ class NodeTypeVerifier {
     return s;
   }
 
+  // Empty, or DOMAIN:BB:DD.F in lower-case hexadecimal: a 4- to 8-digit
+  // domain, 2-digit bus and device, 1-digit function (what the importers write).
+  Status bus_id(std::uint32_t i) const noexcept {
+    const std::string_view v = string_at(c_.data, c_.layout, comps_.u32(i, component::pci_bus_id));
+    if (v.empty()) return {};
+    auto hex = [](char ch) { return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'); };
+    const std::size_t colon = v.find(':');
+    bool ok = colon != std::string_view::npos && colon >= 4 && colon <= 8 && v.size() == colon + 8 &&
+              v[colon + 3] == ':' && v[colon + 6] == '.';
+    for (std::size_t k = 0; ok && k < v.size(); ++k)
+      ok = k == colon || k == colon + 3 || k == colon + 6 || hex(v[k]);
+    if (!ok)
+      return Status::in_section(Error::bad_bus_id, comps_.type, comps_.at(i, component::pci_bus_id),
+                                "component %lu: pci_bus_id is not empty and not dddd:bb:dd.f (lower-case hex)",
+                                ul(i));
+    return {};
+  }
+
   Status components() const noexcept {
     const std::uint32_t n = t_.component_count;
     std::uint32_t per_kind[5] = {};
@@ -195,12 +215,23 @@ class NodeTypeVerifier {
                                   "component %lu: flags 0x%02x", ul(i), flags);
       if (Status s = c_.check_zero(comps_.type, nullptr, comps_.at(i, component::reserved), 2); !s.ok()) return s;
       if (Status s = component_strings(i); !s.ok()) return s;
-      if (!finite_at_least_zero(comps_.f64(i, component::forward_gbps)))
+      const double forward = comps_.f64(i, component::forward_gbps), nic_gbps = comps_.f64(i, component::nic_gbps);
+      if (!finite_at_least_zero(forward))
         return Status::in_section(Error::bad_number, comps_.type, comps_.at(i, component::forward_gbps),
                                   "component %lu: forward_gbps must be finite and >= 0", ul(i));
-      if (!finite_at_least_zero(comps_.f64(i, component::nic_gbps)))
+      if (!positive_normal_or_zero(forward))
+        return Status::in_section(Error::bad_number, comps_.type, comps_.at(i, component::forward_gbps),
+                                  "component %lu: forward_gbps %g is denormal", ul(i), forward);
+      if (!finite_at_least_zero(nic_gbps))
         return Status::in_section(Error::bad_number, comps_.type, comps_.at(i, component::nic_gbps),
                                   "component %lu: nic_gbps must be finite and >= 0", ul(i));
+      if (!positive_normal_or_zero(nic_gbps))
+        return Status::in_section(Error::bad_number, comps_.type, comps_.at(i, component::nic_gbps),
+                                  "component %lu: nic_gbps %g is denormal", ul(i), nic_gbps);
+      if (nic_gbps != 0.0 && k != static_cast<std::uint8_t>(ComponentKind::nic))
+        return Status::in_section(Error::bad_number, comps_.type, comps_.at(i, component::nic_gbps),
+                                  "component %lu: nic_gbps of a %s must be 0", ul(i), component_kind_name(k));
+      if (Status s = bus_id(i); !s.ok()) return s;
       const std::uint32_t p = parent(local);
       if (k == static_cast<std::uint8_t>(ComponentKind::cpu)) {
         if (p != kNone)
@@ -273,9 +304,13 @@ class NodeTypeVerifier {
         return Status::in_section(Error::bad_link, links_.type, links_.at(i, link::kind),
                                   "link %lu: a network link inside a node type", ul(i));
       if (Status s = c_.check_zero(links_.type, nullptr, links_.at(i, link::reserved), 7); !s.ok()) return s;
-      if (!finite_positive(links_.f64(i, link::capacity_gbps)))
+      const double capacity = links_.f64(i, link::capacity_gbps);
+      if (!finite_positive(capacity))
         return Status::in_section(Error::bad_number, links_.type, links_.at(i, link::capacity_gbps),
                                   "link %lu: capacity_gbps must be finite and > 0", ul(i));
+      if (!positive_normal(capacity))
+        return Status::in_section(Error::bad_number, links_.type, links_.at(i, link::capacity_gbps),
+                                  "link %lu: capacity_gbps %g is denormal", ul(i), capacity);
     }
     for (std::uint32_t local = 0; local < count; ++local) {
       const std::uint32_t i = t_.link_first + local;
@@ -338,9 +373,13 @@ class NodeTypeVerifier {
                                   ull(i), ul(routes_.u32(i, route::from)), ul(routes_.u32(i, route::to)), ul(from),
                                   ul(to));
       if (Status s = c_.check_zero(routes_.type, nullptr, routes_.at(i, route::reserved), 4); !s.ok()) return s;
-      if (!finite_positive(routes_.f64(i, route::solo_gbps)))
+      const double solo = routes_.f64(i, route::solo_gbps);
+      if (!finite_positive(solo))
         return Status::in_section(Error::bad_number, routes_.type, routes_.at(i, route::solo_gbps),
                                   "route %llu: solo_gbps must be finite and > 0", ull(i));
+      if (!positive_normal(solo))
+        return Status::in_section(Error::bad_number, routes_.type, routes_.at(i, route::solo_gbps),
+                                  "route %llu: solo_gbps %g is denormal", ull(i), solo);
       if (Status s = route_hops(i, from, to); !s.ok()) return s;
     }
     return {};
@@ -382,7 +421,71 @@ class NodeTypeVerifier {
                                   "route %llu: forwarder %lu, the node type has %lu components", ull(i), ul(f),
                                   ul(t_.component_count));
     }
+    if (Status s = forwarders(i, first, nl, nf); !s.ok()) return s;
+    if (Status s = solo_rate(i, first, nl, nf, from, to); !s.ok()) return s;
     hop_cursor_ += std::uint64_t{nl} + nf;
+    return {};
+  }
+
+  double forward_gbps(std::uint32_t local) const noexcept {
+    return comps_.f64(t_.component_first + local, component::forward_gbps);
+  }
+
+  // The forwarders are exactly the components the route transits (the end
+  // of every link but the last) that have a forwarding capacity, in order.
+  Status forwarders(std::uint64_t i, std::uint32_t first, std::uint32_t nl, std::uint32_t nf) const noexcept {
+    std::uint32_t j = 0;  // forwarders matched so far
+    for (std::uint32_t k = 0; k + 1 < nl; ++k) {
+      const std::uint32_t mid = links_.u32(t_.link_first + hops_.u32(first + k), link::dst);
+      if (!(forward_gbps(mid) > 0.0)) continue;
+      if (j == nf)
+        return Status::in_section(Error::bad_forwarder, routes_.type, routes_.at(i, route::forwarder_count),
+                                  "route %llu: %lu forwarders, but it also transits component %lu, whose "
+                                  "forward_gbps is > 0",
+                                  ull(i), ul(nf), ul(mid));
+      const std::uint32_t f = hops_.u32(first + nl + j);
+      if (f != mid)
+        return Status::in_section(Error::bad_forwarder, hops_.type, hops_.at(first + nl + j),
+                                  "route %llu: forwarder %lu is component %lu, expected %lu (the next component "
+                                  "with forward_gbps > 0 that its links pass through)",
+                                  ull(i), ul(j), ul(f), ul(mid));
+      ++j;
+    }
+    if (j != nf) {
+      const std::uint32_t f = hops_.u32(first + nl + j);
+      return Status::in_section(Error::bad_forwarder, hops_.type, hops_.at(first + nl + j),
+                                "route %llu: forwarder %lu is component %lu, which %s", ull(i), ul(j), ul(f),
+                                forward_gbps(f) > 0.0 ? "its links do not pass through there"
+                                                      : "has no forwarding capacity (forward_gbps 0)");
+    }
+    return {};
+  }
+
+  // solo_gbps is the minimum over the route's link capacities, its
+  // forwarders' forward_gbps and the nic_gbps of a NIC end that has a port
+  // (> 0), within a relative 1e-9.
+  Status solo_rate(std::uint64_t i, std::uint32_t first, std::uint32_t nl, std::uint32_t nf, std::uint32_t from,
+                   std::uint32_t to) const noexcept {
+    double rate = links_.f64(t_.link_first + hops_.u32(first), link::capacity_gbps);
+    for (std::uint32_t k = 1; k < nl; ++k) {
+      const double c = links_.f64(t_.link_first + hops_.u32(first + k), link::capacity_gbps);
+      rate = c < rate ? c : rate;
+    }
+    for (std::uint32_t k = 0; k < nf; ++k) {
+      const double c = forward_gbps(hops_.u32(first + nl + k));
+      rate = c < rate ? c : rate;
+    }
+    for (std::uint32_t end : {from, to}) {
+      const double c = comps_.f64(t_.component_first + end, component::nic_gbps);
+      if (c > 0.0 && c < rate) rate = c;
+    }
+    const double solo = routes_.f64(i, route::solo_gbps);
+    const double diff = solo > rate ? solo - rate : rate - solo;
+    if (diff > rate * 1e-9)
+      return Status::in_section(Error::bad_solo_rate, routes_.type, routes_.at(i, route::solo_gbps),
+                                "route %llu: solo_gbps %.17g, the minimum over its links, forwarders and NIC ports "
+                                "is %.17g",
+                                ull(i), solo, rate);
     return {};
   }
 
@@ -413,6 +516,77 @@ class NodeTypeVerifier {
     if (role == kIdle) return true;
     if (role >= 0 && static_cast<std::uint32_t>(role) < t_.gpu_count) return static_cast<std::uint32_t>(role) != gpu;
     return role >= kNicBase && static_cast<std::uint32_t>(role - kNicBase) < t_.nic_count;
+  }
+
+  // A verified decimal string as a u64; false when it does not fit.
+  static bool decimal_u64(std::string_view v, std::uint64_t& out) noexcept {
+    out = 0;
+    for (char ch : v) {
+      const auto d = static_cast<std::uint64_t>(ch - '0');
+      if (out > (~std::uint64_t{0} - d) / 10u) return false;
+      out = out * 10u + d;
+    }
+    return true;
+  }
+
+  // Four 32-bit limbs, least significant first: sums of up to 2^32 u64s.
+  struct Wide {
+    std::uint32_t limb[4] = {};
+    void add(std::uint64_t v) noexcept {
+      std::uint64_t carry = 0;
+      for (int k = 0; k < 4; ++k) {
+        const std::uint64_t part = k == 0 ? (v & 0xFFFFFFFFu) : k == 1 ? (v >> 32) : 0;
+        const std::uint64_t x = std::uint64_t{limb[k]} + part + carry;
+        limb[k] = static_cast<std::uint32_t>(x);
+        carry = x >> 32;
+      }
+    }
+    // this * 10 + d; false on overflow past 128 bits.
+    bool push_digit(std::uint32_t d) noexcept {
+      std::uint64_t carry = d;
+      for (std::uint32_t& l : limb) {
+        const std::uint64_t x = std::uint64_t{l} * 10u + carry;
+        l = static_cast<std::uint32_t>(x);
+        carry = x >> 32;
+      }
+      return carry == 0;
+    }
+    bool operator==(const Wide& o) const noexcept {
+      return limb[0] == o.limb[0] && limb[1] == o.limb[1] && limb[2] == o.limb[2] && limb[3] == o.limb[3];
+    }
+  };
+
+  // Orbit sizes against the group (orbit-stabilizer): the group order is at
+  // least 1, each orbit size divides it (checked when it fits in 64 bits),
+  // and patterns_represented is their sum.
+  Status orbit_sizes() const noexcept {
+    const std::string_view order_text = string_at(c_.data, c_.layout, types_.u32(t_.index, node_type::group_order));
+    if (order_text == "0")
+      return Status::in_section(Error::bad_orbit_size, types_.type, types_.at(t_.index, node_type::group_order),
+                                "node type %lu: group_order 0; a group holds at least the identity", ul(t_.index));
+    std::uint64_t order = 0;
+    const bool fits = decimal_u64(order_text, order);
+    Wide sum;
+    for (std::uint32_t p = 0; p < t_.pattern_count; ++p) {
+      const std::uint64_t i = std::uint64_t{t_.pattern_first} + p;
+      const std::uint64_t size = patterns_.u64(i, pattern::orbit_size);
+      if (fits && order % size != 0)
+        return Status::in_section(Error::bad_orbit_size, patterns_.type, patterns_.at(i, pattern::orbit_size),
+                                  "pattern %llu: orbit_size %llu does not divide the group order %llu of node type %lu",
+                                  ull(i), ull(size), ull(order), ul(t_.index));
+      sum.add(size);
+    }
+    const std::string_view represented =
+        string_at(c_.data, c_.layout, types_.u32(t_.index, node_type::patterns_represented));
+    Wide stored;
+    bool same = true;
+    for (char ch : represented) same = same && stored.push_digit(static_cast<std::uint32_t>(ch - '0'));
+    if (!same || !(stored == sum))
+      return Status::in_section(Error::bad_orbit_size, types_.type,
+                                types_.at(t_.index, node_type::patterns_represented),
+                                "node type %lu: patterns_represented %.40s is not the sum of its %lu orbit sizes",
+                                ul(t_.index), represented.data(), ul(t_.pattern_count));
+    return {};
   }
 
   Status patterns() const noexcept {

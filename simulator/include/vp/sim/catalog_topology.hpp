@@ -36,9 +36,9 @@
 namespace vp::sim {
 
 // The cluster of `catalog`, finalized (derived indexes built). `origin`
-// names the catalog in messages. Throws InputError(origin, 0, reason) when
-// the catalog's node names do not expand to its node counts or the result
-// is not a valid topology (a verified catalog always is).
+// names the catalog in messages. Throws catalog::CatalogError (invalid, exit
+// 3; the message starts with `origin`) when the catalog's node names do not
+// expand to its node counts or the result is not a valid topology.
 Topology catalog_topology(const catalog::Catalog& catalog, const std::string& origin = "catalog");
 
 // read_catalog_file() + catalog_topology(). Throws catalog::CatalogError

@@ -18,7 +18,8 @@ namespace vp::cli {
 void open_catalog_file(const std::string& path, vpcat::CatalogFile& out);
 
 // A catalog read into memory, binary or JSON mirror (told apart by content:
-// the .vpcat signature, or JSON text).
+// the .vpcat signature, or JSON text). A mirror is held to the binary's
+// format rules (the verifier's, through write_catalog()).
 struct LoadedCatalog {
   catalog::Catalog catalog;
   std::vector<std::uint8_t> bytes;  // the file as read
