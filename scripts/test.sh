@@ -9,12 +9,13 @@
 #                runtime-facing tests need, then the tests labelled `runtime`
 #                (catalog reader/verifier/corrupt files/round trips, the
 #                planner's property tests on fewer seeds and demand tests, the
-#                fuzz corpus replays)
+#                fuzz corpus replays of every target)
 #                under AddressSanitizer + UndefinedBehaviorSanitizer; any report
 #                fails the test.
 #   3. fuzz      scripts/fuzz.sh: the `fuzz` preset (clang, build-fuzz/), each
-#                libFuzzer target for VP_FUZZ_SECONDS (default 60) seconds,
-#                seeded from tests/fuzz/corpus/; a crash fails the script and
+#                libFuzzer target for VP_FUZZ_SECONDS seconds (default 60 for
+#                verify and plan, 30 for each of the seven reader targets),
+#                seeded from tests/fuzz/corpus/TARGET/; a crash fails the script and
 #                its reproducer is kept in build-fuzz/fuzz-artifacts/.
 #
 # VP_TEST_PHASES picks phases (default "unit sanitize fuzz"), e.g. a quick
@@ -53,8 +54,9 @@ if has_phase sanitize; then
   cmake --preset asan-ubsan -B "$dir"
   # The targets of the `runtime` tests (and the tools they run), not the rest.
   cmake --build "$dir" --target vp_catalog_tests vp-catalog vp_planner_tests vp-plan vp-analyze \
-    vp_verify_fuzz_replay vp_plan_fuzz_replay vpcat_c17_check vpcat_planner_c17_check vp_c_api_tests \
-    vp_exit_code_sweep_tests vp-sim
+    vp_verify_fuzz_replay vp_plan_fuzz_replay vp_hwloc_fuzz_replay vp_nccl_fuzz_replay vp_nvsmi_fuzz_replay \
+    vp_json_topology_fuzz_replay vp_cluster_fuzz_replay vp_defaults_fuzz_replay vp_demand_fuzz_replay \
+    vpcat_c17_check vpcat_planner_c17_check vp_c_api_tests vp_exit_code_sweep_tests vp-sim
   # VP_PROPERTY_RUN=small: the planner's property tests with fewer seeds and
   # without the 256-GPU platform (the unit phase ran them all), so that the
   # instrumented run keeps a wide margin on a loaded 2-core machine.

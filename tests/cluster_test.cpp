@@ -267,6 +267,16 @@ TEST_CASE("cluster: description errors name the place") {
         ":1: nodes[0].count: must be an integer from 1 to 1000000, got 0");
   CHECK(error_with(head + R"( "nodes": [{"type": "n", "count": 2}], "fabric": {"kind": "rail", "colour": 1}})") ==
         ":1: fabric: unknown key \"colour\"");
+  // Rates and ratios whose capacities would underflow to 0 or overflow
+  // (found by tests/fuzz/cluster_fuzz.cpp): refused at the value, not in the
+  // expansion as a link of capacity 0 in "<input>".
+  CHECK(error_with(head + R"( "nodes": [{"type": "n", "count": 2}], "fabric": {"kind": "rail", "nic_gbitps": 5e-324}})") ==
+        ":1: fabric.nic_gbitps: must be a number from 0.000001 to 1000000, got 5e-324");
+  CHECK(error_with(head + R"( "nodes": [{"type": "n", "count": 2}], "fabric": {"kind": "rail", "nic_gbitps": 1e300}})") ==
+        ":1: fabric.nic_gbitps: must be a number from 0.000001 to 1000000, got 1e+300");
+  CHECK(error_with(head +
+                   R"( "nodes": [{"type": "n", "count": 2}], "fabric": {"kind": "rail", "oversubscription": 1e-310}})") ==
+        ":1: fabric.oversubscription: must be a number from 0.000001 to 1000000, got 1e-310");
   CHECK(error_with(head + R"( "nodes": [{"type": "n", "count": 2}]})") ==
         ": a cluster of 2 nodes needs a fabric (single_switch, rail or leaf_spine)");
   CHECK(error_with(R"({"format": "vp-topology", "version": 1})") ==

@@ -11,6 +11,7 @@
 #include "support.hpp"
 #include "vp/base/input_file.hpp"
 #include "vp/import/import.hpp"
+#include "vp/import/json_topology.hpp"
 #include "vp/topology/errors.hpp"
 #include "vp/topology/routes.hpp"
 
@@ -358,4 +359,18 @@ TEST_CASE("nccl: unstated GPUDirect RDMA of an RDMA NIC follows nic.assume_gpudi
   Topology unstated = import("");
   CHECK(unstated.components[unstated.nics[0]].gpudirect);
   CHECK(unstated.warnings.size() == 1);
+}
+
+TEST_CASE("nccl: a warning quoting bytes that are not UTF-8 escapes them, so the topology still prints as JSON") {
+  // Found by tests/fuzz/nccl_fuzz.cpp: vp-analyze topology --json ended in
+  // nlohmann's type_error 316 (exit 4) on link_speed="\xbe GT/s".
+  const std::string doc = "<system version=\"1\">\n"
+                          "  <cpu numaid=\"0\" arch=\"x86_64\" vendor=\"AuthenticAMD\" familyid=\"25\" modelid=\"1\">\n"
+                          "    <pci busid=\"0000:03:00.0\" class=\"0x030200\" vendor=\"0x10de\" device=\"0x26b9\" "
+                          "link_speed=\"\xbe GT/s\" link_width=\"16\"/>\n"
+                          "  </cpu>\n</system>\n";
+  Topology t = vp::import_nccl_xml("mini.xml", doc, {});
+  REQUIRE(!t.warnings.empty());
+  CHECK(t.warnings.front() == "line 3: link_speed \"\\xbe GT/s\" not understood: PCIe generation unknown");
+  CHECK_NOTHROW((void)vp::topology_to_json(t).dump());
 }

@@ -10,7 +10,7 @@
 //  * CORPUS (optional): fuzz seeds, the valid catalogs of catalog_support
 //    ("valid-NAME") and the corrupt cases ("corrupt-NAME").
 //
-//   build/tests/vp_make_catalog_fixtures fixtures [tests/fuzz/corpus]
+//   build/tests/vp_make_catalog_fixtures fixtures [tests/fuzz/corpus/verify]
 #include <cstdio>
 #include <filesystem>
 #include <fstream>

@@ -1,8 +1,8 @@
 // Fuzz target: the verifier and every accessor of the view, on arbitrary
 // bytes. Built two ways (tests/CMakeLists.txt):
 //  * with -DVP_BUILD_FUZZERS=ON and clang, a libFuzzer binary:
-//      build-fuzz/tests/vp_verify_fuzz -max_total_time=300 tests/fuzz/corpus
-//  * always, with replay_main.cpp, a program ctest runs over tests/fuzz/corpus.
+//      build-fuzz/tests/vp_verify_fuzz -max_total_time=300 tests/fuzz/corpus/verify
+//  * always, with replay_main.cpp, a program ctest runs over tests/fuzz/corpus/verify.
 //
 // Each input is verified as is, then once more with its checksums
 // recomputed, so that mutations reach the structural checks behind the

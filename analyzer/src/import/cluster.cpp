@@ -257,6 +257,17 @@ double positive(const Json& v, const std::string& where) {
   return v.get<double>();
 }
 
+// A rate or ratio of the fabric (nic_gbitps, oversubscription): within
+// [1e-6, 1e6], so that every capacity derived from it (a rate / 8 x ports, a
+// sum of downlinks / oversubscription) is a normal, finite number of GB/s. A
+// value the reader let through used to fail only in the expansion, as a link
+// "of capacity 0" in "<input>" (5e-324 Gb/s) or of infinite capacity.
+double fabric_factor(const Json& v, const std::string& where) {
+  const double x = positive(v, where);
+  if (!(x >= 1e-6 && x <= 1e6)) bad(where, "must be a number from 0.000001 to 1000000, got " + describe(v));
+  return x;
+}
+
 std::uint64_t positive_int(const Json& v, const std::string& where, std::uint64_t max) {
   if (!v.is_number_unsigned() || v.get<std::uint64_t>() < 1 || v.get<std::uint64_t>() > max)
     bad(where, fmt::format("must be an integer from 1 to {}, got {}", max, describe(v)));
@@ -404,9 +415,9 @@ void read_fabric(const Json& doc, ClusterSpec& spec) {
   if (const Json* over = find(*f, "oversubscription")) {
     if (spec.fabric.kind != FabricKind::rail && spec.fabric.kind != FabricKind::leaf_spine)
       bad("fabric.oversubscription", "applies only to kinds rail and leaf_spine");
-    spec.fabric.oversubscription = positive(*over, "fabric.oversubscription");
+    spec.fabric.oversubscription = fabric_factor(*over, "fabric.oversubscription");
   }
-  if (const Json* rate = find(*f, "nic_gbitps")) spec.nic_gbitps = positive(*rate, "fabric.nic_gbitps");
+  if (const Json* rate = find(*f, "nic_gbitps")) spec.nic_gbitps = fabric_factor(*rate, "fabric.nic_gbitps");
 }
 
 // ---------------------------------------------------------------------------
