@@ -204,3 +204,31 @@ TEST_CASE("vp-analyze topology of 20,000 GPUs: output linear in the cluster, no 
     CHECK(bytes < 64000000);  // 20 KB a node at most, not 20,000^2 cells
   }
 }
+
+TEST_CASE("vp-analyze --max-analysis-seconds: an analysis within every size limit still ends, with a clear refusal") {
+  // 8 GPUs and 24 NICs, six to a switch, take about a minute here (the pattern
+  // search's budget counts search nodes, not the group work at each).
+  std::string text;
+  const int gpus = 8, nics = 24;
+  auto sw = [&](int d) { return d < gpus ? d / 2 : (d - gpus) % (gpus / 2); };
+  for (int i = 0; i < gpus; ++i) text += "\tGPU" + std::to_string(i);
+  for (int k = 0; k < nics; ++k) text += "\tNIC" + std::to_string(k);
+  text += "\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n";
+  for (int i = 0; i < gpus + nics; ++i) {
+    text += i < gpus ? "GPU" + std::to_string(i) : "NIC" + std::to_string(i - gpus);
+    for (int j = 0; j < gpus + nics; ++j) text += i == j ? "\t X " : (sw(i) == sw(j) ? "\tPIX" : "\tNODE");
+    text += i < gpus ? "\t0-31\t0\t\tN/A\n" : "\t\t\t\n";
+  }
+  text += "\nLegend:\n\n  X    = Self\n\nNIC Legend:\n\n";
+  for (int k = 0; k < nics; ++k) text += "  NIC" + std::to_string(k) + ": mlx5_" + std::to_string(k) + "\n";
+  TempDir dir;
+  const std::string input = dir.write("many-nics.txt", text);
+  const auto start = std::chrono::steady_clock::now();
+  const RunResult r = tool(kAnalyze, "--input " + shell_quote(input) + " -q --max-analysis-seconds 0.5 --out " +
+                                         shell_quote(dir.path() + "/x.vpcat"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("vp-analyze: error: node type many-nics: the local-pattern search passed --max-analysis-seconds "
+                   "after ") != std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(50));
+  CHECK(vp::test::run("test ! -e " + shell_quote(dir.path() + "/x.vpcat")).exit_code == 0);
+}

@@ -7,10 +7,6 @@
 
 namespace vp {
 
-namespace {
-// `s` with every byte that is not part of valid UTF-8 (the runtime's
-// validator), and every control character but LF and TAB, written as \xNN: a
-// message echoes input bytes, and must stay text on a terminal and in JSON.
 std::string printable(const std::string& s) {
   static const char* const kHex = "0123456789abcdef";
   const auto* p = reinterpret_cast<const std::uint8_t*>(s.data());
@@ -28,6 +24,7 @@ std::string printable(const std::string& s) {
   return out;
 }
 
+namespace {
 std::string message(const std::string& file, int line, int column, const std::string& reason,
                     const std::string& excerpt) {
   std::string m = source_place(file, line, column) + ": " + printable(reason);

@@ -116,7 +116,7 @@ inline void topology_stages(const Topology& t) {
   if (t.components.size() > 4 * kAnalysedComponents) return;
   Topology back;
   if (!accepts("import_json (the printed topology)",
-               [&] { back = import_json("printed.json", doc, ImportOptions{t.defaults, {}}); }))
+               [&] { back = import_json("printed.json", doc, ImportOptions{t.defaults, {}, {}}); }))
     finding("import_json", "the JSON printed for an accepted topology is refused by the JSON importer");
   expect(back.same_as(t), "import_json", "the printed topology reads back as a different model");
 }

@@ -100,7 +100,12 @@ NodeTypeResult analyse_node_type(const NodeTypeSpec& spec, const ClusterSpec& cl
                          nt.group_order, count_orbits(sym.component_orbit, node.gpus)));
 
   Topology ported = with_network_ports(node, ports);
-  LocalPatternSet patterns = find_local_patterns(ported, sym, search);
+  LocalPatternSet patterns;
+  try {
+    patterns = find_local_patterns(ported, sym, search);
+  } catch (const AnalysisTimeout& e) {
+    throw AnalysisTimeout(fmt::format("node type {}: {}", spec.name, e.what()));
+  }
   for (const catalog::LocalPattern& p : patterns.representatives) {
     ContentionReport report = check_contention(ported, pattern_transfers(ported, p));
     if (!report.ok())

@@ -27,6 +27,7 @@ struct AnalyzeOptions {
   std::string json_out;
   std::string summary = "text";
   bool quiet = false;
+  double max_analysis_seconds = 600;
 };
 
 void print_text_summary(std::FILE* to, const catalog::Summary& s, const catalog::Catalog& c, const std::string& out,
@@ -63,6 +64,11 @@ Runner setup_analyze_command(CLI::App& app) {
                  "Stop the local-pattern search after this many search nodes per node type (the catalog then "
                  "says its pattern list is incomplete)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 50));
+  app.add_option("--max-analysis-seconds", opts->max_analysis_seconds,
+                 "Give up (exit 2) when the analysis takes longer than this (default 600; an AWS p5 node type takes "
+                 "about a minute)")
+      ->check(CLI::Range(0.001, 1e9))
+      ->group("Input limits");
   app.add_flag("-q,--quiet", opts->quiet, "No progress lines");
   return [opts]() {
     if (opts->out.empty()) throw UsageError("--out FILE is required (or name a command: see --help)");
@@ -72,6 +78,9 @@ Runner setup_analyze_command(CLI::App& app) {
     // With an output on standard output, the summary goes to standard error.
     std::FILE* summary_to = writes_stdout({opts->out, opts->json_out}) ? stderr : stdout;
     auto start = std::chrono::steady_clock::now();
+    opts->request.search.deadline =
+        start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                    std::chrono::duration<double>(opts->max_analysis_seconds));
     bool show_progress = !opts->quiet && isatty(STDERR_FILENO);
     ProgressFn progress = [show_progress](std::string_view line) {
       if (show_progress) fmt::print(stderr, "vp-analyze: {}\n", line);

@@ -123,27 +123,6 @@ std::size_t bad_text_at(std::string_view s) {
   return invalid == s.size() ? std::string_view::npos : invalid;
 }
 
-// `s` with every byte that is not valid UTF-8 and every control character
-// but LF and TAB written as \xNN (as base/ escapes messages): a warning may
-// quote the input ("link_speed \"\xbe GT/s\" not understood"), and warnings
-// go into the topology's JSON and the catalog's provenance, which must be text.
-std::string printable_warning(const std::string& s) {
-  static const char* const kHex = "0123456789abcdef";
-  const auto* p = reinterpret_cast<const std::uint8_t*>(s.data());
-  std::string out;
-  auto escape = [&](std::uint8_t b) { out += "\\x", out += kHex[b >> 4], out += kHex[b & 15]; };
-  for (std::size_t i = 0; i < s.size();) {
-    const std::size_t bad = i + vpcat::detail::utf8_invalid_at(p + i, s.size() - i);
-    for (; i < bad; ++i) {
-      const std::uint8_t c = p[i];
-      if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) escape(c);
-      else out += static_cast<char>(c);
-    }
-    if (i < s.size()) escape(p[i++]);
-  }
-  return out;
-}
-
 void check_text(const std::string& file, const std::string& where, const char* field, const std::string& value) {
   std::size_t at = bad_text_at(value);
   if (at == std::string_view::npos) return;
@@ -326,7 +305,9 @@ void build_indexes(Topology& t) {
 
 void finalize(Topology& t, const std::string& file) {
   if (t.nodes.empty()) fail(file, "no node");
-  for (std::string& w : t.warnings) w = printable_warning(w);
+  // A warning may quote the input ("link_speed \"\xbe GT/s\" not understood"),
+  // and warnings go into the topology's JSON and the catalog's provenance.
+  for (std::string& w : t.warnings) w = printable(w);
   check_components(t, file);
   check_acyclic(t, file);
   check_links(t, file);

@@ -19,12 +19,14 @@
 // certificates.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <vector>
 
 #include "vp/analysis/contention.hpp"
 #include "vp/analysis/perm_group.hpp"
 #include "vp/analysis/symmetry.hpp"
+#include "vp/base/errors.hpp"
 #include "vp/catalog/catalog.hpp"
 #include "vp/topology/topology.hpp"
 
@@ -35,6 +37,19 @@ struct PatternSearchOptions {
   std::uint64_t max_listed_group = 1000000;
   // Stop after this many search nodes (the result is then marked incomplete).
   std::uint64_t max_search_nodes = 20000000;
+  // Give up with AnalysisTimeout once this time has passed (vp-analyze
+  // --max-analysis-seconds). A refusal, never a different result: the budget
+  // above counts search nodes, not the group work at each, so a node type
+  // within every size limit can still take hours; this bounds the wall time.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+};
+
+// An analysis that passed PatternSearchOptions::deadline: bad input for the
+// tools (exit 2), as a file beyond a size limit is.
+class AnalysisTimeout : public ToolError {
+ public:
+  using ToolError::ToolError;
+  ExitCode exit_code() const noexcept override { return ExitCode::bad_input; }
 };
 
 struct LocalPatternSet {

@@ -67,4 +67,10 @@ class UsageError : public ToolError {
 // only when known).
 std::string source_place(const std::string& file, int line, int column = 0);
 
+// `s` with every byte that is not part of valid UTF-8 (the runtime's
+// validator), and every control character but LF and TAB, written as \xNN:
+// text that echoes input bytes (an error message, an importer's warning that
+// goes into JSON and a catalog's provenance) stays text.
+std::string printable(const std::string& s);
+
 }  // namespace vp
