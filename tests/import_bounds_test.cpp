@@ -163,7 +163,7 @@ TEST_CASE("strings that are not text: non-UTF-8 bytes and control characters are
   // An attribute echoed in a message: the invalid byte is escaped.
   std::string bad_bus = replaced(nccl, "0000:03:00.0", "0000:03:00.\xfe");
   CHECK(error_of([&] { vp::import_nccl_xml("n.xml", bad_bus, {}); }) ==
-        "n.xml:3: busid \"0000:03:00.\\xfe\" is not a PCI address (DDDD:BB:DD.F)");
+        "n.xml:3: busid \"0000:03:00.\\xfe\" is not a PCI address (DDDD:BB:DD.F, device 00-1f, function 0-7)");
 }
 
 TEST_CASE("a duplicate bus id found before components are named says which components") {

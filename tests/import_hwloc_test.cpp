@@ -468,6 +468,29 @@ TEST_CASE("hwloc: NVSwitches are never GPUs") {
         "is an NVSwitch; 0000:63:00.0 [10de:1ac2] is an NVSwitch; and 9 more)");
 }
 
+TEST_CASE("hwloc: a PCI address with device above 1f or function above 7 is refused") {
+  // hwloc keeps whatever pci_busid="..." says; the JSON topology and the
+  // catalog would then carry an address no PCI function has.
+  std::string xml = slurp(hwloc_fixture("hwloc-16intel64-manyVFs.xml"));
+  const std::string host_bridge = R"(bridge_type="0-1" depth="0" bridge_pci="0000:[00-15]">)";
+  auto at = xml.find(host_bridge);
+  REQUIRE(at != std::string::npos);
+  test::TempDir dir;
+  for (const char* address : {"0000:00:05.9", "0000:00:25.0"}) {
+    CAPTURE(address);
+    std::string bad = xml;
+    bad.insert(at + host_bridge.size(),
+               fmt::format(R"(<object type="PCIDev" pci_busid="{}" pci_type="0302 [10de:1db4] [10de:1214] a1" )"
+                           R"(pci_link_speed="15.753846"/>)",
+                           address));
+    std::string path = dir.write("bad-address.xml", bad);
+    Failure f = input_error_of([&] { import_hwloc_xml(path, ImportOptions{}); });
+    CHECK(f.file == path);
+    CHECK(f.reason.find(fmt::format("pci_busid \"{}\" is not a PCI address (device 00-1f, function 0-7)", address)) !=
+          std::string::npos);
+  }
+}
+
 TEST_CASE("hwloc: a topology exported without I/O says so") {
   test::TempDir dir;
   std::string xml = R"(<?xml version="1.0" encoding="UTF-8"?>

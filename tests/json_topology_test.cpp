@@ -355,6 +355,10 @@ TEST_CASE("json: structural errors name the place and the line") {
         "doc.json:6: components[1].id: 0 is already the id of components[0]");
   CHECK(error_of(edit(R"("pci_bus_id": "0000:04:00.0")", R"("pci_bus_id": "04:00.0")")) ==
         "doc.json:9: components[4].pci_bus_id: must be a PCI address such as \"0000:17:00.0\", got \"04:00.0\"");
+  CHECK(error_of(edit(R"("pci_bus_id": "0000:04:00.0")", R"("pci_bus_id": "0000:04:20.0")")) ==
+        "doc.json:9: components[4].pci_bus_id: must be a PCI address such as \"0000:17:00.0\", got \"0000:04:20.0\"");
+  CHECK(error_of(edit(R"("pci_bus_id": "0000:04:00.0")", R"("pci_bus_id": "0000:04:00.8")")) ==
+        "doc.json:9: components[4].pci_bus_id: must be a PCI address such as \"0000:17:00.0\", got \"0000:04:00.8\"");
   CHECK(error_of(edit(R"("cpu_family": "amd")", R"("cpu_family": "amd", "pci_vendor": "10de")")) ==
         "doc.json:5: components[0].pci_vendor: must be a hex string of 1 to 4 digits such as \"0x10de\", got \"10de\"");
   CHECK(error_of(edit(R"("version": 1,)", R"("version": 1, "warnings": {"a": 1},)")) ==

@@ -53,6 +53,7 @@
 #include <unistd.h>
 
 #include "hwloc_backend.hpp"
+#include "pci_address.hpp"
 #include "pci_classify.hpp"
 #include "vp/import/import.hpp"
 #include "vp/topology/errors.hpp"
@@ -97,27 +98,32 @@ HwlocTopology new_topology(const std::string& where) {
 
 // libhwloc 2.9 trusts some attributes of an XML file: a damaged one (a
 // misspelt complete_cpuset, say) makes it dereference a null pointer, lstopo
-// included. The file is therefore loaded once in a child process; false when
-// that child did not finish cleanly (killed by a signal, hung past
-// kTrialSeconds, or stopped by a sanitizer). Without a process to spare,
-// the file is loaded unguarded.
+// included; and when it refuses a file it loses the objects it had set up
+// (hwloc_alloc_setup_object, its libxml2 plugin's state). The file is
+// therefore loaded once in a child process first, and only a file the child
+// loaded is loaded here. Without a process to spare, the file is loaded
+// unguarded.
+enum class Trial { loaded, refused, crashed, no_child };
 constexpr unsigned kTrialSeconds = 60;
-bool hwloc_survives(const std::string& path) {
+constexpr int kTrialRefused = 3;
+Trial trial_load(const std::string& path) {
   pid_t child = fork();
-  if (child < 0) return true;
+  if (child < 0) return Trial::no_child;
   if (child == 0) {  // only C calls and _exit here: nothing may unwind into the parent's code
     for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) signal(sig, SIG_DFL);  // no host crash handler
     alarm(kTrialSeconds);
     hwloc_topology_t topo = nullptr;
-    if (hwloc_topology_init(&topo) == 0 && configure(topo) && hwloc_topology_set_xml(topo, path.c_str()) == 0)
-      hwloc_topology_load(topo);
-    _exit(0);
+    bool loaded = hwloc_topology_init(&topo) == 0 && configure(topo) && hwloc_topology_set_xml(topo, path.c_str()) == 0 &&
+                  hwloc_topology_load(topo) == 0;
+    _exit(loaded ? 0 : kTrialRefused);  // no leak check, no atexit handlers of the parent's
   }
   int status = 0;
   while (waitpid(child, &status, 0) < 0) {
-    if (errno != EINTR) return true;
+    if (errno != EINTR) return Trial::no_child;
   }
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;  // a sanitizer's report exits non-zero
+  if (!WIFEXITED(status)) return Trial::crashed;
+  if (WEXITSTATUS(status) == 0) return Trial::loaded;
+  return WEXITSTATUS(status) == kTrialRefused ? Trial::refused : Trial::crashed;  // a sanitizer's report exits otherwise
 }
 
 // hwloc prints its XML diagnostics only when HWLOC_XML_VERBOSE is set; without
@@ -138,8 +144,16 @@ void load_xml(hwloc_topology_t topo, const std::string& path) {
     if (err != EINVAL) throw InputError(path, 0, fmt::format("cannot read ({})", errno_text(err)));
     fail("malformed XML");
   }
-  if (!hwloc_survives(path))
-    throw InputError(path, 0, "hwloc cannot load the XML (hwloc crashed reading it: the file is damaged)");
+  switch (trial_load(path)) {
+    case Trial::crashed:
+      throw InputError(path, 0, "hwloc cannot load the XML (hwloc crashed reading it: the file is damaged)");
+    case Trial::refused:
+      fail("not a valid hwloc topology");
+      break;
+    case Trial::loaded:
+    case Trial::no_child:
+      break;
+  }
   if (hwloc_topology_load(topo) != 0) fail("not a valid hwloc topology");
 }
 
@@ -195,6 +209,23 @@ void check_bridge_types(hwloc_topology_t topo, const std::string& where) {
 }
 
 using PciAttr = hwloc_obj_attr_u::hwloc_pcidev_attr_s;
+
+// Every PCI function's address must be one (pci_address.hpp): hwloc's XML
+// reader keeps whatever device and function numbers pci_busid="..." states,
+// and the catalog and the JSON topology carry the address as text.
+void check_pci_addresses(hwloc_topology_t topo, const std::string& where) {
+  auto check = [&](hwloc_obj_t o, const PciAttr& p) {
+    if (!pci::valid_device_function(p.dev, p.func))
+      throw InputError(where, 0,
+                       fmt::format("PCI object (gp_index {}): pci_busid \"{:04x}:{:02x}:{:02x}.{:x}\" is not a PCI "
+                                   "address (device 00-1f, function 0-7)",
+                                   o->gp_index, p.domain, p.bus, p.dev, p.func));
+  };
+  for (hwloc_obj_t o = hwloc_get_next_pcidev(topo, nullptr); o; o = hwloc_get_next_pcidev(topo, o))
+    check(o, o->attr->pcidev);
+  for (hwloc_obj_t b = hwloc_get_next_bridge(topo, nullptr); b; b = hwloc_get_next_bridge(topo, b))
+    if (bridge_type_number(b->attr->bridge.upstream_type) == HWLOC_OBJ_BRIDGE_PCI) check(b, b->attr->bridge.upstream.pci);
+}
 
 // The PCI attributes of a PCI function or of a PCI-PCI bridge.
 const PciAttr& pci_of(hwloc_obj_t o) {
@@ -603,6 +634,7 @@ bool has_gpu(const Topology& t) {
 Topology import_loaded(hwloc_topology_t topo, const ImportOptions& opts, const std::string& where,
                        const std::string& node_type) {
   check_bridge_types(topo, where);
+  check_pci_addresses(topo, where);
   Topology t;
   t.defaults = opts.defaults;
   t.nodes.push_back(NodeInfo{"node0", node_type});

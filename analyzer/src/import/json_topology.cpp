@@ -27,6 +27,7 @@
 #include <span>
 #include <variant>
 
+#include "pci_address.hpp"
 #include "vp/base/json_document.hpp"
 #include "vp/import/import.hpp"
 #include "vp/topology/errors.hpp"
@@ -201,17 +202,11 @@ std::uint32_t read_hex(const Value& v, std::size_t max_digits) {
   return out;
 }
 
-bool all_hex(std::string_view s) {
-  return std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
-}
-
-// "0000:17:00.0" (a 4- to 8-digit domain); returned in lower case.
+// "0000:17:00.0" (a 4- to 8-digit domain, device 00-1f, function 0-7:
+// pci_address.hpp); returned in lower case.
 std::string read_bus_id(const Value& v) {
   std::string s = v.text();
-  std::size_t colon = s.find(':');
-  bool ok = colon >= 4 && colon <= 8 && s.size() == colon + 8 && s[colon + 3] == ':' && s[colon + 6] == '.' &&
-            all_hex(s.substr(0, colon)) && all_hex(s.substr(colon + 1, 2)) && all_hex(s.substr(colon + 4, 2)) &&
-            s[colon + 7] >= '0' && s[colon + 7] <= '7';
+  bool ok = pci::is_address(s);
   if (!ok) v.fail(fmt::format("must be a PCI address such as \"0000:17:00.0\", got {}", describe(v.json())));
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;

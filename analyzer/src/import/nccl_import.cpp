@@ -15,6 +15,7 @@
 #include <optional>
 #include <pugixml.hpp>
 
+#include "pci_address.hpp"
 #include "pci_classify.hpp"
 #include "vp/import/import.hpp"
 #include "vp/topology/errors.hpp"
@@ -60,17 +61,6 @@ struct Socket {
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
-}
-
-// "0000:17:00.0": 4 hex digits, ':', 2, ':', 2, '.', 1.
-bool is_bus_id(std::string_view s) {
-  static constexpr std::string_view kShape = "hhhh:hh:hh.h";
-  if (s.size() != kShape.size()) return false;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    bool hex = std::isxdigit(static_cast<unsigned char>(s[i])) != 0;
-    if (kShape[i] == 'h' ? !hex : s[i] != kShape[i]) return false;
-  }
-  return true;
 }
 
 // Byte offset -> 1-based line number.
@@ -197,7 +187,8 @@ class Reader {
     d.line = line(pci);
     d.bus_id = lower(pci.attribute("busid").value());
     if (d.bus_id.empty()) fail(pci, "<pci> without busid");
-    if (!is_bus_id(d.bus_id)) fail(pci, fmt::format("busid \"{}\" is not a PCI address (DDDD:BB:DD.F)", d.bus_id));
+    if (!pci::is_address(d.bus_id))
+      fail(pci, fmt::format("busid \"{}\" is not a PCI address (DDDD:BB:DD.F, device 00-1f, function 0-7)", d.bus_id));
     d.pci_class = hex_attr(pci, "class", 24);
     d.vendor = static_cast<std::uint16_t>(hex_attr(pci, "vendor", 16));
     d.device = static_cast<std::uint16_t>(hex_attr(pci, "device", 16));
