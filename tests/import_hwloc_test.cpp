@@ -544,7 +544,7 @@ TEST_CASE("hwloc: truncated, malformed and missing files are input errors") {
   std::string missing = dir.path() + "/missing.xml";
   Failure f = input_error_of([&] { import_hwloc_xml(missing, ImportOptions{}); });
   CHECK(f.file == missing);
-  CHECK(f.reason == "cannot read (No such file or directory)");
+  CHECK(f.reason == "cannot read the file (No such file or directory)");
 }
 
 TEST_CASE("hwloc: a file that crashes libhwloc is an input error, not a crash") {

@@ -74,6 +74,16 @@ struct NodeTypeResult {
   NodeSymmetry symmetry;
 };
 
+// Runs one stage of a node type's analysis; a timeout names the node type.
+template <class Stage>
+auto in_node_type(const std::string& name, Stage&& stage) -> decltype(stage()) {
+  try {
+    return stage();
+  } catch (const AnalysisTimeout& e) {
+    throw AnalysisTimeout(fmt::format("node type {}: {}", name, e.what()));
+  }
+}
+
 NodeTypeResult analyse_node_type(const NodeTypeSpec& spec, const ClusterSpec& cluster,
                                  const PatternSearchOptions& search, const ProgressFn& progress) {
   const Topology& node = spec.topology;
@@ -89,7 +99,7 @@ NodeTypeResult analyse_node_type(const NodeTypeSpec& spec, const ClusterSpec& cl
     nt.links.push_back(catalog::Link{l.src, l.dst, static_cast<catalog::LinkKind>(l.kind), l.capacity.gbps, l.reverse});
   nt.routes = endpoint_routes(node, ports);
 
-  r.symmetry = compute_node_symmetry(node);
+  r.symmetry = in_node_type(spec.name, [&] { return compute_node_symmetry(node, search.deadline); });
   const NodeSymmetry& sym = r.symmetry;
   nt.generators = sym.generators;
   nt.group_order = sym.order.to_string();
@@ -100,18 +110,18 @@ NodeTypeResult analyse_node_type(const NodeTypeSpec& spec, const ClusterSpec& cl
                          nt.group_order, count_orbits(sym.component_orbit, node.gpus)));
 
   Topology ported = with_network_ports(node, ports);
-  LocalPatternSet patterns;
-  try {
-    patterns = find_local_patterns(ported, sym, search);
-  } catch (const AnalysisTimeout& e) {
-    throw AnalysisTimeout(fmt::format("node type {}: {}", spec.name, e.what()));
-  }
-  for (const catalog::LocalPattern& p : patterns.representatives) {
-    ContentionReport report = check_contention(ported, pattern_transfers(ported, p));
-    if (!report.ok())
-      throw std::logic_error(fmt::format("node type {}: a local pattern is not contention-free: {}", spec.name,
-                                         report.message));
-  }
+  LocalPatternSet patterns = in_node_type(spec.name, [&] { return find_local_patterns(ported, sym, search); });
+  in_node_type(spec.name, [&] {
+    const std::size_t n = patterns.representatives.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      if ((i & 63) == 0)
+        check_deadline(search.deadline, fmt::format("the contention check (pattern {} of {})", i + 1, n));
+      ContentionReport report = check_contention(ported, pattern_transfers(ported, patterns.representatives[i]));
+      if (!report.ok())
+        throw std::logic_error(fmt::format("node type {}: a local pattern is not contention-free: {}", spec.name,
+                                           report.message));
+    }
+  });
   nt.patterns = std::move(patterns.representatives);
   nt.patterns_represented = patterns.represented.to_string();
   nt.patterns_complete = patterns.complete;

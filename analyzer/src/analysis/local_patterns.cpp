@@ -237,9 +237,8 @@ class Search {
   bool budget_left() {
     // The clock every 1,024 nodes: a few ns a node, and a late stop of at most
     // 1,024 nodes' work.
-    if ((nodes_ & 1023) == 0 && std::chrono::steady_clock::now() > opts_.deadline)
-      throw AnalysisTimeout(fmt::format("the local-pattern search passed --max-analysis-seconds after {} search nodes",
-                                        nodes_));
+    if ((nodes_ & 1023) == 0)
+      check_deadline(opts_.deadline, fmt::format("the local-pattern search ({} search nodes)", nodes_));
     if (++nodes_ <= opts_.max_search_nodes) return true;
     complete_ = false;
     return false;

@@ -142,10 +142,11 @@ BlissResult run_bliss(const ColouredDigraph& in, std::size_t keep, bool canonica
   return r;
 }
 
-NodeSymmetry compute_node_symmetry(const Topology& t) {
+NodeSymmetry compute_node_symmetry(const Topology& t, AnalysisClock::time_point deadline) {
   NodeSymmetry s;
   s.generators = run_bliss(symmetry_graph(t), t.components.size(), false).generators;
   for (std::size_t i = 0; i < s.generators.size(); ++i) {
+    check_deadline(deadline, fmt::format("the symmetry check (generator {} of {})", i + 1, s.generators.size()));
     const Permutation& g = s.generators[i];
     if (std::string why = automorphism_violation(t, g); !why.empty())
       throw std::logic_error(fmt::format("automorphism generator {} is not an automorphism: {}", i, why));

@@ -60,15 +60,7 @@ Runner setup_analyze_command(CLI::App& app) {
                  "Also write the catalog's JSON mirror here (with the catalog or not at all); - for standard output");
   app.add_option("--summary", opts->summary, "Summary format: text or json")
       ->check(CLI::IsMember({"text", "json"}));
-  app.add_option("--pattern-budget", opts->request.search.max_search_nodes,
-                 "Stop the local-pattern search after this many search nodes per node type (the catalog then "
-                 "says its pattern list is incomplete)")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 50));
-  app.add_option("--max-analysis-seconds", opts->max_analysis_seconds,
-                 "Give up (exit 2) when the analysis takes longer than this (default 600; an AWS p5 node type takes "
-                 "about a minute)")
-      ->check(CLI::Range(0.001, 1e9))
-      ->group("Input limits");
+  add_analysis_budget_options(app, opts->request, opts->max_analysis_seconds);
   app.add_flag("-q,--quiet", opts->quiet, "No progress lines");
   return [opts]() {
     if (opts->out.empty()) throw UsageError("--out FILE is required (or name a command: see --help)");
@@ -78,9 +70,7 @@ Runner setup_analyze_command(CLI::App& app) {
     // With an output on standard output, the summary goes to standard error.
     std::FILE* summary_to = writes_stdout({opts->out, opts->json_out}) ? stderr : stdout;
     auto start = std::chrono::steady_clock::now();
-    opts->request.search.deadline =
-        start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                    std::chrono::duration<double>(opts->max_analysis_seconds));
+    opts->request.search.deadline = deadline_after(opts->max_analysis_seconds);
     bool show_progress = !opts->quiet && isatty(STDERR_FILENO);
     ProgressFn progress = [show_progress](std::string_view line) {
       if (show_progress) fmt::print(stderr, "vp-analyze: {}\n", line);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "common.hpp"
 #include "vp/analysis/build_catalog.hpp"
 #include "vp/base/input_file.hpp"
 #include "vp/catalog/atomic_file.hpp"
@@ -31,6 +32,7 @@ struct GatherOptions {
   AnalysisRequest request;
   std::string out;
   std::string keep_dir;
+  double max_analysis_seconds = 600;
 };
 
 struct Probe {
@@ -108,6 +110,7 @@ int analyse(const GatherOptions& o, const std::vector<Probe>& probes) {
   }
   AnalysisRequest r = o.request;
   r.input_dir = dir.string();
+  r.search.deadline = deadline_after(o.max_analysis_seconds);
   LoadedInput in = load_input(r);
   for (const std::string& note : in.notes) fmt::print(stderr, "vp-analyze: {}\n", note);
   catalog::Catalog cat = build_catalog(in, r.search, canonical_options(r), [](std::string_view) {});
@@ -196,6 +199,7 @@ Runner setup_gather_command(CLI::App& app) {
   cmd->add_option("--oversubscription", opts->request.oversubscription, "rail/leaf_spine: downlink/uplink ratio")
       ->check(CLI::Range(1.0, 1000.0));
   cmd->add_option("--set", opts->request.sets, "Override a default capacity: KEY=VALUE; repeatable");
+  add_analysis_budget_options(*cmd, opts->request, opts->max_analysis_seconds);
   cmd->add_option("--keep-dir", opts->keep_dir, "Keep the nodes' files (HOST.xml / HOST.json) in this folder, for "
                                                 "vp-analyze --input-dir");
   return [opts]() { return run(*opts); };

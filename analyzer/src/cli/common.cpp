@@ -49,4 +49,16 @@ void add_input_options(CLI::App& app, AnalysisRequest& r) {
       ->group("Input limits");
 }
 
+void add_analysis_budget_options(CLI::App& app, AnalysisRequest& r, double& seconds) {
+  app.add_option("--pattern-budget", r.search.max_search_nodes,
+                 "Stop the local-pattern search after this many search nodes per node type (the catalog then "
+                 "says its pattern list is incomplete)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 50));
+  app.add_option("--max-analysis-seconds", seconds,
+                 "Give up (exit 2) when the analysis (symmetry, pattern search, contention check) takes longer "
+                 "than this (default 600; an AWS p5 node type takes about a minute)")
+      ->check(CLI::Range(0.001, 1e9))
+      ->group("Input limits");
+}
+
 }  // namespace vp::cli

@@ -12,4 +12,8 @@ namespace vp::cli {
 // Register the input options on a (sub)command.
 void add_input_options(CLI::App& app, AnalysisRequest& r);
 
+// Register --pattern-budget (into r.search) and --max-analysis-seconds (into
+// `seconds`; the command starts the clock with deadline_after()).
+void add_analysis_budget_options(CLI::App& app, AnalysisRequest& r, double& seconds);
+
 }  // namespace vp::cli

@@ -80,14 +80,10 @@ InputFormat detect_format(const std::string& path, std::string_view content) {
 }
 
 Topology import_topology(const std::string& path, InputFormat format, const ImportOptions& opts) {
-  if (format == InputFormat::hwloc_xml) {
-    read_input_file(path);  // a clear "cannot read" (and the size limit) before libhwloc sees it
-    return import_hwloc_xml(path, opts);
-  }
   std::string content = read_input_file(path);
   if (format == InputFormat::auto_detect) format = detect_format(path, content);
   switch (format) {
-    case InputFormat::hwloc_xml: return import_hwloc_xml(path, opts);
+    case InputFormat::hwloc_xml: return import_hwloc_xml(path, content, opts);
     case InputFormat::nccl_xml: return import_nccl_xml(path, content, opts);
     case InputFormat::nvidia_smi: return import_nvidia_smi(path, content, opts);
     case InputFormat::json: return import_json(path, content, opts);

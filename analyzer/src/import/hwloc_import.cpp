@@ -42,6 +42,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -55,6 +56,7 @@
 #include "hwloc_backend.hpp"
 #include "pci_address.hpp"
 #include "pci_classify.hpp"
+#include "vp/base/input_file.hpp"
 #include "vp/import/import.hpp"
 #include "vp/topology/errors.hpp"
 
@@ -98,39 +100,51 @@ HwlocTopology new_topology(const std::string& where) {
 
 // libhwloc 2.9 trusts some attributes of an XML file: a damaged one (a
 // misspelt complete_cpuset, say) makes it dereference a null pointer, lstopo
-// included; and when it refuses a file it loses the objects it had set up
-// (hwloc_alloc_setup_object, its libxml2 plugin's state). The file is
-// therefore loaded once in a child process first, and only a file the child
-// loaded is loaded here. Without a process to spare, the file is loaded
-// unguarded.
-enum class Trial { loaded, refused, crashed, no_child };
+// included; and when it refuses a file it loses what it had set up (its
+// libxml2 plugin's parser state for an undecodable file, the objects of
+// hwloc_alloc_setup_object for an invalid topology). The bytes are therefore
+// parsed and loaded once in a child process first, and only bytes the child
+// loaded are given to hwloc here: a refused file leaks nothing and crashes
+// nothing. Without a process to spare, they are loaded unguarded.
+enum class Trial { loaded, malformed, refused, crashed, no_child };
 constexpr unsigned kTrialSeconds = 60;
-constexpr int kTrialRefused = 3;
-Trial trial_load(const std::string& path) {
+
+// hwloc reads a buffer with its terminating NUL counted (`xml` has one).
+int set_xml_buffer(hwloc_topology_t topo, const std::string& xml) noexcept {
+  return hwloc_topology_set_xmlbuffer(topo, xml.c_str(), static_cast<int>(xml.size() + 1));
+}
+
+Trial trial_load(const std::string& xml) {
+  // The child's exit codes; anything else (a signal, a sanitizer's report) is a crash.
+  enum : int { kLoaded = 0, kMalformed = 3, kRefused = 4 };
   pid_t child = fork();
   if (child < 0) return Trial::no_child;
   if (child == 0) {  // only C calls and _exit here: nothing may unwind into the parent's code
     for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) signal(sig, SIG_DFL);  // no host crash handler
     alarm(kTrialSeconds);
     hwloc_topology_t topo = nullptr;
-    bool loaded = hwloc_topology_init(&topo) == 0 && configure(topo) && hwloc_topology_set_xml(topo, path.c_str()) == 0 &&
-                  hwloc_topology_load(topo) == 0;
-    _exit(loaded ? 0 : kTrialRefused);  // no leak check, no atexit handlers of the parent's
+    if (hwloc_topology_init(&topo) != 0 || !configure(topo)) _exit(kLoaded);  // the parent will say why
+    if (set_xml_buffer(topo, xml) != 0) _exit(kMalformed);
+    _exit(hwloc_topology_load(topo) == 0 ? kLoaded : kRefused);  // _exit: no leak check, no atexit handlers
   }
   int status = 0;
   while (waitpid(child, &status, 0) < 0) {
     if (errno != EINTR) return Trial::no_child;
   }
   if (!WIFEXITED(status)) return Trial::crashed;
-  if (WEXITSTATUS(status) == 0) return Trial::loaded;
-  return WEXITSTATUS(status) == kTrialRefused ? Trial::refused : Trial::crashed;  // a sanitizer's report exits otherwise
+  switch (WEXITSTATUS(status)) {
+    case kLoaded: return Trial::loaded;
+    case kMalformed: return Trial::malformed;
+    case kRefused: return Trial::refused;
+    default: return Trial::crashed;
+  }
 }
 
 // hwloc prints its XML diagnostics only when HWLOC_XML_VERBOSE is set; without
 // it a bad file fails silently, hence the hint in the messages.
 // Without libxml2 (hwloc_backend.hpp) a failure may be the minimalistic
 // parser's, not the file's: the message says so and names the package.
-void load_xml(hwloc_topology_t topo, const std::string& path) {
+void load_xml(hwloc_topology_t topo, const std::string& path, const std::string& xml) {
   auto fail = [&](std::string_view what) {
     HwlocXmlBackend backend = hwloc_xml_backend();
     if (backend.libxml2) throw InputError(path, 0, fmt::format("hwloc cannot load the XML ({}; {})", what, kVerboseHint));
@@ -139,14 +153,14 @@ void load_xml(hwloc_topology_t topo, const std::string& path) {
                                  "backend is {}; the file may be valid; {})",
                                  backend.why_not, kVerboseHint));
   };
-  if (hwloc_topology_set_xml(topo, path.c_str()) != 0) {
-    int err = errno;
-    if (err != EINVAL) throw InputError(path, 0, fmt::format("cannot read ({})", errno_text(err)));
-    fail("malformed XML");
-  }
-  switch (trial_load(path)) {
+  if (xml.size() >= static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw InputError(path, 0, fmt::format("{} bytes: libhwloc reads XML of less than 2 GiB", xml.size()));
+  switch (trial_load(xml)) {
     case Trial::crashed:
       throw InputError(path, 0, "hwloc cannot load the XML (hwloc crashed reading it: the file is damaged)");
+    case Trial::malformed:
+      fail("malformed XML");
+      break;
     case Trial::refused:
       fail("not a valid hwloc topology");
       break;
@@ -154,6 +168,7 @@ void load_xml(hwloc_topology_t topo, const std::string& path) {
     case Trial::no_child:
       break;
   }
+  if (set_xml_buffer(topo, xml) != 0) fail("malformed XML");
   if (hwloc_topology_load(topo) != 0) fail("not a valid hwloc topology");
 }
 
@@ -665,11 +680,15 @@ Topology import_loaded(hwloc_topology_t topo, const ImportOptions& opts, const s
 
 }  // namespace
 
-Topology import_hwloc_xml(const std::string& path, const ImportOptions& opts) {
+Topology import_hwloc_xml(const std::string& path, std::string_view content, const ImportOptions& opts) {
   HwlocTopology topo = new_topology(path);
-  load_xml(topo.get(), path);
+  load_xml(topo.get(), path, std::string(content));
   std::string type = opts.node_type.empty() ? std::filesystem::path(path).stem().string() : opts.node_type;
   return import_loaded(topo.get(), opts, path, type);
+}
+
+Topology import_hwloc_xml(const std::string& path, const ImportOptions& opts) {
+  return import_hwloc_xml(path, read_input_file(path), opts);
 }
 
 Topology probe_local_machine(const ImportOptions& opts) {

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "vp/analysis/contention.hpp"
+#include "vp/analysis/deadline.hpp"
 #include "vp/analysis/perm_group.hpp"
 #include "vp/analysis/symmetry.hpp"
 #include "vp/base/errors.hpp"
@@ -38,18 +39,11 @@ struct PatternSearchOptions {
   // Stop after this many search nodes (the result is then marked incomplete).
   std::uint64_t max_search_nodes = 20000000;
   // Give up with AnalysisTimeout once this time has passed (vp-analyze
-  // --max-analysis-seconds). A refusal, never a different result: the budget
-  // above counts search nodes, not the group work at each, so a node type
-  // within every size limit can still take hours; this bounds the wall time.
-  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
-};
-
-// An analysis that passed PatternSearchOptions::deadline: bad input for the
-// tools (exit 2), as a file beyond a size limit is.
-class AnalysisTimeout : public ToolError {
- public:
-  using ToolError::ToolError;
-  ExitCode exit_code() const noexcept override { return ExitCode::bad_input; }
+  // --max-analysis-seconds, deadline.hpp). A refusal, never a different
+  // result: the budget above counts search nodes, not the group work at each,
+  // so a node type within every size limit can still take hours; this bounds
+  // the wall time. build_catalog() gives the symmetry computation the same one.
+  AnalysisClock::time_point deadline = AnalysisClock::time_point::max();
 };
 
 struct LocalPatternSet {

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "vp/analysis/deadline.hpp"
 #include "vp/analysis/perm_group.hpp"
 #include "vp/topology/topology.hpp"
 
@@ -29,8 +30,10 @@ struct NodeSymmetry {
 // Aut of a single-node topology (t.nodes.size() == 1). Throws
 // std::logic_error if a generator fails either check (a bug, or a topology
 // whose routing breaks its own symmetry; the message names the generator and
-// what it breaks).
-NodeSymmetry compute_node_symmetry(const Topology& t);
+// what it breaks), and AnalysisTimeout when the checks pass `deadline`
+// (looked at before each generator's; bliss itself is not interrupted).
+NodeSymmetry compute_node_symmetry(const Topology& t,
+                                   AnalysisClock::time_point deadline = AnalysisClock::time_point::max());
 
 // The permutation a component permutation induces on links; kNone entries if
 // some link has no image (then it is no automorphism).

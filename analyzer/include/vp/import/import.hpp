@@ -37,7 +37,10 @@ InputFormat detect_format(const std::string& path, std::string_view content);
 Topology import_topology(const std::string& path, InputFormat format, const ImportOptions& opts);
 
 // ---- the importers, one file each under analyzer/src/import/ -------------------
-// hwloc XML v1/v2 through libhwloc (hwloc_import.cpp).
+// hwloc XML v1/v2 through libhwloc (hwloc_import.cpp): `content` is the
+// file's bytes, `path` names it in messages; the second form reads `path`
+// with read_input_file() (the input limits, "-" for standard input).
+Topology import_hwloc_xml(const std::string& path, std::string_view content, const ImportOptions& opts);
 Topology import_hwloc_xml(const std::string& path, const ImportOptions& opts);
 // Live probe of this machine through libhwloc (hwloc_import.cpp). Throws
 // InputError("local machine", 0, "no GPU found ...") on a machine without GPUs.
