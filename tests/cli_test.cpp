@@ -3,8 +3,13 @@
 // is here, each with the complete text of standard error.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "support.hpp"
 
@@ -355,6 +360,124 @@ TEST_CASE("the text output shows the path-type matrix") {
   CHECK(r.out.find("  cpu0                   <-> cpu1                      16.00  default  inter-socket amd\n") !=
         std::string::npos);
   CHECK(r.out.find("Default table (override with --set KEY=VALUE or --defaults FILE)\n") != std::string::npos);
+}
+
+TEST_CASE("the text output shows the GPU x NIC matrix under the GPU x GPU one, with the NIC legend") {
+  RunResult r = topology_of(kPlatform);
+  REQUIRE(r.exit_code == 0);
+  const std::string table =
+      "\nGPU x NIC path types\n"
+      "          NIC0  NIC1  NIC2  NIC3\n"
+      "    GPU0   PIX   PHB   SYS   SYS\n"
+      "    GPU1   PIX   PHB   SYS   SYS\n"
+      "    GPU2   PHB   PIX   SYS   SYS\n"
+      "    GPU3   PHB   PIX   SYS   SYS\n"
+      "    GPU4   SYS   SYS   PIX   PHB\n"
+      "    GPU5   SYS   SYS   PIX   PHB\n"
+      "    GPU6   SYS   SYS   PHB   PIX\n"
+      "    GPU7   SYS   SYS   PHB   PIX\n"
+      "NIC Legend:\n"
+      "  NIC0: mlx5_0     0000:05:00.0  nic0\n"
+      "  NIC1: mlx5_1     0000:45:00.0  nic1\n"
+      "  NIC2: mlx5_2     0000:85:00.0  nic2\n"
+      "  NIC3: mlx5_3     0000:c5:00.0  nic3\n";
+  auto at = r.out.find(table);
+  CHECK(at != std::string::npos);
+  CHECK(r.out.find("\nPath types\n") < at);         // under the GPU x GPU matrix
+  CHECK(at + table.size() == r.out.size());          // and last
+}
+
+TEST_CASE("the GPU x NIC matrix: one line for a node without NICs, the first node of a cluster") {
+  TempDir dir;
+  RunResult none = topology_of(dir.write("mini.json", kMiniTopology));
+  REQUIRE(none.exit_code == 0);
+  CHECK(none.out.find("\nGPU x NIC path types: none, node0 has no NIC\n") != std::string::npos);
+  CHECK(none.out.find("NIC Legend") == std::string::npos);
+  RunResult nccl = topology_of(dir.write("mini.xml", kMiniNccl));
+  REQUIRE(nccl.exit_code == 0);
+  CHECK(nccl.out.find("\nGPU x NIC path types\n"
+                      "          NIC0\n"
+                      "    GPU0   PIX\n"
+                      "    GPU1   PIX\n"
+                      "NIC Legend:\n"
+                      "  NIC0: mlx5_0     0000:05:00.0  nic0\n") != std::string::npos);
+  std::string cluster = fixture("platforms/pcie-gen4-2s4sw8g-4n-switch.cluster.json");
+  RunResult four = topology_of(kPlatform, "--cluster " + shell_quote(cluster));
+  REQUIRE(four.exit_code == 0);
+  auto at = four.out.find("\nGPU x NIC path types (gpu01; to the NICs of other nodes NET)\n"
+                          "          NIC0  NIC1  NIC2  NIC3\n"
+                          "    GPU0   PIX   PHB   SYS   SYS\n");
+  CHECK(at != std::string::npos);
+  CHECK(four.out.find("GPU8", at) == std::string::npos);
+  CHECK(four.out.find("NIC4", at) == std::string::npos);
+}
+
+namespace {
+
+// A `nvidia-smi topo -m` table's GPU rows against its NIC columns, NICs
+// named by device ("mlx5_0"), SOC read as SYS: {"GPU0 mlx5_0 PIX", ...}.
+std::vector<std::string> nvsmi_gpu_nic_cells(const std::string& text) {
+  std::vector<std::vector<std::string>> lines;
+  std::map<std::string, std::string> legend;  // NIC0 -> mlx5_0
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    for (auto esc = line.find('\x1b'); esc != std::string::npos; esc = line.find('\x1b'))
+      line.erase(esc, line.find('m', esc) - esc + 1);
+    std::istringstream words(line);
+    std::vector<std::string> w;
+    for (std::string x; words >> x;) w.push_back(x);
+    if (w.size() >= 2 && w[0].rfind("NIC", 0) == 0 && w[0].back() == ':')
+      legend[w[0].substr(0, w[0].size() - 1)] = w[1];
+    lines.push_back(w);
+  }
+  std::vector<std::string> labels;
+  for (const std::string& w : lines.at(0)) {
+    if (w == "CPU") break;
+    labels.push_back(w);
+  }
+  std::vector<std::string> cells;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    if (lines[i].empty() || lines[i][0].rfind("GPU", 0) != 0) continue;
+    for (std::size_t j = 0; j < labels.size(); ++j) {
+      if (labels[j].rfind("GPU", 0) == 0) continue;
+      std::string nic = legend.count(labels[j]) ? legend.at(labels[j]) : labels[j];
+      std::string cell = lines[i].at(j + 1) == "SOC" ? "SYS" : lines[i].at(j + 1);
+      cells.push_back(lines[i][0] + " " + nic + " " + cell);
+    }
+  }
+  return cells;
+}
+
+// The same cells from our `vp-analyze topology` text (its GPU x NIC table and
+// NIC legend).
+std::vector<std::string> printed_gpu_nic_cells(const std::string& out) {
+  auto at = out.find("\nGPU x NIC path types\n");
+  REQUIRE(at != std::string::npos);
+  return nvsmi_gpu_nic_cells(out.substr(at + std::string("\nGPU x NIC path types\n").size()));
+}
+
+}  // namespace
+
+TEST_CASE("the GPU x NIC table equals the one nvidia-smi printed, for every nvidia-smi fixture") {
+  // The importer infers a PCIe tree from nvidia-smi's matrix; our table is
+  // computed from that tree's routes and printed with the NIC legend, which
+  // names each column's device as nvidia-smi's legend (or old header) did.
+  int compared = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(fixture("nvidia-smi"))) {
+    if (entry.path().extension() != ".txt") continue;
+    std::string path = entry.path().string();
+    CAPTURE(path);
+    RunResult r = topology_of(path);
+    REQUIRE(r.exit_code == 0);
+    std::ifstream file(path);
+    std::stringstream text;
+    text << file.rdbuf();
+    std::vector<std::string> expected = nvsmi_gpu_nic_cells(text.str());
+    REQUIRE(!expected.empty());
+    CHECK(printed_gpu_nic_cells(r.out) == expected);
+    ++compared;
+  }
+  CHECK(compared == 4);  // pcie-2s4sw8g4n, old-driver-soc-2s4g1n, nvlink-bridges-2s4g2n, two-level-switch-1s8g2n
 }
 
 TEST_CASE("an override shows as the figure's source") {

@@ -14,6 +14,7 @@
 #include "vp/topology/cluster.hpp"
 #include "vp/topology/errors.hpp"
 #include "vp/topology/routes.hpp"
+#include "vp/topology/synthetic.hpp"
 
 namespace {
 
@@ -269,7 +270,8 @@ TEST_CASE("json: exported documents have the shape of the schema") {
   std::vector<std::string> keys;
   for (auto it = doc.begin(); it != doc.end(); ++it) keys.push_back(it.key());
   CHECK(keys == std::vector<std::string>{"format", "version", "nodes", "fabric", "defaults", "components", "gpus",
-                                         "nics", "switches", "sockets", "links", "path_types", "warnings"});
+                                         "nics", "switches", "sockets", "links", "path_types", "nic_path_types",
+                                         "warnings"});
   vp::ClusterSpec spec = vp::load_cluster_spec(
       vp::test::fixture("platforms/pcie-gen4-2s4sw8g-32n-leafspine2to1.cluster.json"), nullptr, {});
   CHECK(topology.errors(vp::topology_to_json(vp::expand_cluster(spec))).empty());
@@ -425,6 +427,70 @@ TEST_CASE("json: the defaults and the output-only arrays are checked") {
         "doc.json:3: gpus: has length 1, but the model has 2 (this array is output-only and may be omitted)");
   CHECK(error_of(edit(R"("version": 1,)", R"("version": 1, "path_types": [["LOC", "PIX"], ["PIX", "PHB"]],)")) ==
         "doc.json:3: path_types[1][1]: is \"PHB\", but the model gives \"LOC\"");
+}
+
+TEST_CASE("json: nic_path_types is the GPU x NIC matrix; the reader checks it against the model") {
+  const vp::Topology t = import_fixture(kPlatform);
+  Json doc = vp::topology_to_json(t);
+  // GPU0 and GPU1 under NIC0's switch, GPU2/3 under NIC1's (same host
+  // bridge), NIC2/3 on the other socket.
+  REQUIRE(doc.at("nic_path_types").size() == 8);
+  CHECK(doc["nic_path_types"][0] == Json({"PIX", "PHB", "SYS", "SYS"}));
+  CHECK(doc["nic_path_types"][3] == Json({"PHB", "PIX", "SYS", "SYS"}));
+  CHECK(doc["nic_path_types"][6] == Json({"SYS", "SYS", "PHB", "PIX"}));
+  // Accepted as printed (the round trip), rejected where it disagrees.
+  CHECK_NOTHROW(vp::import_json("doc.json", doc.dump(2), {}));
+  auto reason = [](const Json& d) {
+    try {
+      vp::import_json("doc.json", d.dump(), {});
+    } catch (const vp::InputError& e) {
+      return e.reason();
+    }
+    return std::string("(imported without error)");
+  };
+  Json wrong_cell = doc;
+  wrong_cell["nic_path_types"][1][2] = "NODE";
+  CHECK(reason(wrong_cell) == "nic_path_types[1][2]: is \"NODE\", but the model gives \"SYS\"");
+  Json short_row = doc;
+  short_row["nic_path_types"][5].erase(3);
+  CHECK(reason(short_row) == "nic_path_types[5]: has length 3, but the model has 4 NICs");
+  Json wrong_rows = doc;
+  wrong_rows["nic_path_types"].erase(7);
+  CHECK(reason(wrong_rows) ==
+        "nic_path_types: has length 7, but the model has 8 GPUs (this array is output-only and may be omitted)");
+  Json omitted = doc;
+  omitted.erase("nic_path_types");
+  CHECK(vp::import_json("doc.json", omitted.dump(), {}).same_as(t));
+  // Without NICs: one empty row per GPU, checked as such.
+  CHECK(error_of(edit(R"("version": 1,)", R"("version": 1, "nic_path_types": [[], []],)")) ==
+        "(imported without error)");
+  CHECK(error_of(edit(R"("version": 1,)", R"("version": 1, "nic_path_types": [[], ["PIX"]],)")) ==
+        "doc.json:3: nic_path_types[1]: has length 1, but the model has 0 NICs");
+  CHECK(vp::topology_to_json(vp::import_json("doc.json", kSmall, {}))["nic_path_types"] ==
+        Json({Json::array(), Json::array()}));
+}
+
+TEST_CASE("json: each path-type matrix is written up to kMaxPathTypeCells cells") {
+  // 129 nodes of 8 GPUs: 1,032 GPUs, over kMaxPathTypeGpus, so no GPU x GPU
+  // matrix; with 4 NICs a node the GPU x NIC matrix has 532,512 cells and is
+  // written, with 8 NICs a node 1,065,024 cells and is not.
+  static_assert(vp::kMaxPathTypeCells == 1024u * 1024u);
+  for (const char* shape : {"[g2,n1],[g2,n1]|[g2,n1],[g2,n1]", "[g2,n2],[g2,n2]|[g2,n2],[g2,n2]"}) {
+    CAPTURE(shape);
+    vp::Topology node = vp::make_node_from_shape(shape, {});
+    vp::Topology big = vp::expand_cluster(vp::cluster_from_shortcut(node, 129, vp::FabricKind::single_switch, 0, 1.0));
+    REQUIRE(big.gpus.size() == 1032);
+    Json doc = vp::topology_to_json(big);
+    CHECK(!doc.contains("path_types"));
+    bool small_enough = big.gpus.size() * big.nics.size() <= vp::kMaxPathTypeCells;
+    CHECK(small_enough == (big.nics.size() == 516));
+    REQUIRE(doc.contains("nic_path_types") == small_enough);
+    if (small_enough) {
+      CHECK(doc["nic_path_types"].size() == 1032);
+      CHECK(doc["nic_path_types"][1031][515] == "PIX");
+      CHECK(doc["nic_path_types"][1031][0] == "NET");
+    }
+  }
 }
 
 TEST_CASE("json: nodes and the fabric are checked") {

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "vp/topology/cluster.hpp"
 #include "vp/topology/routes.hpp"
 #include "vp/topology/synthetic.hpp"
 
@@ -30,6 +31,42 @@ TEST_CASE("nested switches give PXB, separate host bridges of a socket give NODE
   CHECK(path_type_matrix(nested)[0][1] == PathType::PXB);
   Topology direct = make_node_from_shape("g2", {});
   CHECK(path_type_matrix(direct)[0][1] == PathType::PHB);
+}
+
+TEST_CASE("GPU x NIC path types are the types of the GPU -> NIC routes") {
+  Topology t = server();
+  auto m = nic_path_type_matrix(t);
+  REQUIRE(m.size() == t.gpus.size());
+  for (std::size_t g = 0; g < t.gpus.size(); ++g) {
+    REQUIRE(m[g].size() == t.nics.size());
+    for (std::size_t k = 0; k < t.nics.size(); ++k) {
+      CAPTURE(g);
+      CAPTURE(k);
+      CHECK(m[g][k] == intra_node_route(t, t.gpus[g], t.nics[k]).type);
+      CHECK(m[g][k] == path_type(t, t.gpus[g], t.nics[k]));
+    }
+  }
+  using P = PathType;
+  CHECK(m[0] == std::vector<P>{P::PIX, P::PHB, P::SYS, P::SYS});  // own switch, same host bridge, other socket
+  CHECK(m[7] == std::vector<P>{P::SYS, P::SYS, P::PHB, P::PIX});
+  // The highest crossing decides: two switches PXB (whichever holds the
+  // GPU), a NIC on a root port PHB.
+  CHECK(nic_path_type_matrix(make_node_from_shape("[[g1],[n1]]", {}))[0] == std::vector<P>{P::PXB});
+  CHECK(nic_path_type_matrix(make_node_from_shape("[g1,[n1]]", {}))[0] == std::vector<P>{P::PXB});
+  CHECK(nic_path_type_matrix(make_node_from_shape("[g1],n1", {}))[0] == std::vector<P>{P::PHB});
+  CHECK(nic_path_type_matrix(make_node_from_shape("g1|n1", {}))[0] == std::vector<P>{P::SYS});
+}
+
+TEST_CASE("GPU x NIC path types: NET to another node's NIC, no column without a NIC") {
+  Topology node = server();
+  Topology two = expand_cluster(cluster_from_shortcut(node, 2, FabricKind::single_switch, 0, 1.0));
+  auto m = nic_path_type_matrix(two);
+  REQUIRE(m.size() == 16);
+  using P = PathType;
+  CHECK(m[0] == std::vector<P>{P::PIX, P::PHB, P::SYS, P::SYS, P::NET, P::NET, P::NET, P::NET});
+  CHECK(m[9] == std::vector<P>{P::NET, P::NET, P::NET, P::NET, P::PIX, P::PHB, P::SYS, P::SYS});
+  auto none = nic_path_type_matrix(make_node_from_shape("[g2]", {}));
+  CHECK(none == std::vector<std::vector<P>>(2));
 }
 
 TEST_CASE("intra-node routes go through the lowest common ancestor") {

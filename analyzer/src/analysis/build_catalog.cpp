@@ -234,7 +234,11 @@ std::string normalized_input(const ClusterSpec& cluster) {
     type_index.emplace(t.name, type_index.size());
     Topology unnamed = t.topology;
     for (NodeInfo& n : unnamed.nodes) n.type.clear();
-    text += fmt::format("type {}\n{}\n", type_index.at(t.name), topology_to_json(unnamed).dump());
+    // Without "nic_path_types": derived from the model, it adds nothing, and
+    // the digest (and so every catalog) stays what it was before that key.
+    nlohmann::ordered_json doc = topology_to_json(unnamed);
+    doc.erase("nic_path_types");
+    text += fmt::format("type {}\n{}\n", type_index.at(t.name), doc.dump());
   }
   for (const NodeInfo& n : cluster.nodes) text += fmt::format("{} {}\n", n.name, type_index.at(n.type));
   text += fmt::format("fabric {} {} {:.17g} {:.17g}\n", to_string(cluster.fabric.kind), cluster.fabric.leaf_size,

@@ -1,9 +1,11 @@
 // `vp-analyze topology`: what an operator checks first. GPUs, NICs, switches,
-// links with their GB/s and where each figure came from, and an
-// `nvidia-smi topo -m`-style path-type matrix; --json prints the normalized
-// topology (schemas/topology.schema.json).
+// links with their GB/s and where each figure came from, and the
+// `nvidia-smi topo -m`-style path-type matrices (GPU x GPU, then GPU x NIC
+// with the NIC legend); --json prints the normalized topology
+// (schemas/topology.schema.json).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -129,13 +131,57 @@ void print_matrix(const Topology& t) {
              "socket, SYS across sockets, NET network\n");
 }
 
+// GPU rows against NIC columns of the first node, as `nvidia-smi topo -m`
+// lays them out, then the NIC legend: a cell is path_type(gpu, nic), the
+// type of the GPU -> NIC route, as in nic_path_type_matrix() (whose cells
+// for the other nodes' NICs are all NET). NICs are numbered within the node.
+void print_nic_matrix(const Topology& t) {
+  const std::int32_t node = t.components[t.gpus[0]].node;
+  const std::string& node_name = t.nodes[static_cast<std::size_t>(node)].name;
+  std::vector<std::size_t> gpus, nics;
+  for (std::size_t i = 0; i < t.gpus.size(); ++i)
+    if (t.components[t.gpus[i]].node == node) gpus.push_back(i);
+  for (std::size_t k = 0; k < t.nics.size(); ++k)
+    if (t.components[t.nics[k]].node == node) nics.push_back(k);
+  if (nics.empty()) {
+    fmt::print("\nGPU x NIC path types: none, {} has no NIC\n", node_name);
+    return;
+  }
+  auto label = [&](std::size_t k) { return fmt::format("NIC{}", t.components[t.nics[k]].local_index); };
+  fmt::print("\nGPU x NIC path types{}\n{:>8}",
+             t.nodes.size() > 1 ? fmt::format(" ({}; to the NICs of other nodes NET)", node_name) : "", "");
+  for (std::size_t k : nics) fmt::print(" {:>5}", label(k));
+  fmt::print("\n");
+  // Only the shown node's cells (a cluster's whole matrix is GPUs x NICs).
+  for (std::size_t i : gpus) {
+    fmt::print("{:>8}", fmt::format("GPU{}", i));
+    for (std::size_t k : nics) fmt::print(" {:>5}", to_string(path_type(t, t.gpus[i], t.nics[k])));
+    fmt::print("\n");
+  }
+  // "NIC0: mlx5_0 0000:05:00.0 nic0", in columns.
+  std::size_t label_width = 0, device_width = 10;
+  for (std::size_t k : nics) {
+    label_width = std::max(label_width, label(k).size() + 1);
+    device_width = std::max(device_width, or_dash(t.components[t.nics[k]].device_name).size());
+  }
+  fmt::print("NIC Legend:\n");
+  for (std::size_t k : nics) {
+    const Component& n = t.components[t.nics[k]];
+    fmt::print("  {:<{}} {:<{}} {:<13} {}\n", label(k) + ":", label_width, or_dash(n.device_name), device_width,
+               or_dash(n.pci_bus_id), t.display_name(n.id));
+  }
+}
+
 }  // namespace
 
 Runner setup_topology_command(CLI::App& app) {
   auto opts = std::make_shared<TopologyOptions>();
-  CLI::App* cmd = app.add_subcommand("topology", "Print the topology as understood (text, or --json)");
+  CLI::App* cmd = app.add_subcommand(
+      "topology", "Print the topology as understood (text with GPU x GPU and GPU x NIC path types, or --json)");
   add_input_options(*cmd, opts->input);
-  cmd->add_flag("--json", opts->json, "Print the normalized topology as JSON (schemas/topology.schema.json)");
+  cmd->add_flag("--json", opts->json,
+                "Print the normalized topology as JSON (schemas/topology.schema.json), with the output-only "
+                "path_types (GPU x GPU) and nic_path_types (GPU x NIC) of the whole topology");
   return [opts]() {
     LoadedInput in = load_input(opts->input);
     const Topology& t = in.topology;
@@ -150,6 +196,7 @@ Runner setup_topology_command(CLI::App& app) {
     print_links(t);
     print_defaults(t);
     print_matrix(t);
+    print_nic_matrix(t);
     return 0;
   };
 }

@@ -5,8 +5,8 @@
 // same_as() the one written) and hand-authored documents: component ids are
 // labels that parents and links refer to, a link without "reverse" is a
 // full-duplex link, and omitted capacities are derived through the default
-// table. The derived arrays (gpus, nics, switches, sockets, path_types) are
-// output-only; when present they must agree with the model.
+// table. The derived arrays (gpus, nics, switches, sockets, path_types,
+// nic_path_types) are output-only; when present they must agree with the model.
 //
 // Every error the reader finds is an InputError naming the file, the line
 // and column where the offending value starts (then that line and a caret),
@@ -246,7 +246,7 @@ std::optional<Capacity> read_capacity(const Value& obj, const std::string& gbps_
 constexpr KeyRule kRootKeys[] = {{"format", {}},   {"version", {}},    {"nodes", {}}, {"fabric", {}},
                                  {"defaults", {}}, {"components", {}}, {"gpus", {}},  {"nics", {}},
                                  {"switches", {}}, {"sockets", {}},    {"links", {}}, {"path_types", {}},
-                                 {"warnings", {}}};
+                                 {"nic_path_types", {}}, {"warnings", {}}};
 constexpr KeyRule kNodeKeys[] = {{"name", {}}, {"type", {}}};
 constexpr KeyRule kFabricKeys[] = {{"kind", {}}, {"leaf_size", {}}, {"oversubscription", {}}};
 
@@ -655,18 +655,24 @@ void check_ids(const Value& doc, const std::string& key, const std::vector<Compo
   }
 }
 
-void check_path_types(const Value& doc, const Topology& t) {
-  auto list = doc.find("path_types");
+// A GPU-rows matrix of path types (`key`: "path_types" GPU x GPU,
+// "nic_path_types" GPU x NIC), computed by `matrix` only when present.
+template <typename Matrix>
+void check_path_types(const Value& doc, const std::string& key, const Topology& t, std::size_t columns,
+                      std::string_view column_noun, Matrix matrix) {
+  auto list = doc.find(key);
   if (!list) return;
-  auto expected = path_type_matrix(t);
   auto rows = list->items();
-  if (rows.size() != expected.size())
+  if (rows.size() != t.gpus.size())
     list->fail(fmt::format("has length {}, but the model has {} GPUs (this array is output-only and may be omitted)",
-                           rows.size(), expected.size()));
+                           rows.size(), t.gpus.size()));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].items().size() != columns)
+      rows[i].fail(fmt::format("has length {}, but the model has {} {}", rows[i].items().size(), columns, column_noun));
+  }
+  const std::vector<std::vector<PathType>> expected = matrix(t);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     auto cells = rows[i].items();
-    if (cells.size() != expected.size())
-      rows[i].fail(fmt::format("has length {}, but the model has {} GPUs", cells.size(), expected.size()));
     for (std::size_t j = 0; j < cells.size(); ++j) {
       if (cells[j].text() != to_string(expected[i][j]))
         cells[j].fail(
@@ -680,7 +686,8 @@ void check_derived(const Value& doc, const Topology& t) {
   check_ids(doc, "nics", t.nics);
   check_ids(doc, "switches", t.switches);
   check_ids(doc, "sockets", t.sockets);
-  check_path_types(doc, t);
+  check_path_types(doc, "path_types", t, t.gpus.size(), "GPUs", path_type_matrix);
+  check_path_types(doc, "nic_path_types", t, t.nics.size(), "NICs", nic_path_type_matrix);
 }
 
 // ---------------------------------------------------------------------------
@@ -750,9 +757,9 @@ Json defaults_json(const CapacityDefaults& d) {
   return j;
 }
 
-Json path_types_json(const Topology& t) {
+Json path_types_json(const std::vector<std::vector<PathType>>& matrix) {
   Json rows = Json::array();
-  for (const auto& row : path_type_matrix(t)) {
+  for (const auto& row : matrix) {
     Json cells = Json::array();
     for (PathType p : row) cells.push_back(std::string(to_string(p)));
     rows.push_back(std::move(cells));
@@ -784,8 +791,10 @@ nlohmann::ordered_json topology_to_json(const Topology& t) {
   Json links = Json::array();
   for (const Link& l : t.links) links.push_back(link_json(l));
   doc["links"] = std::move(links);
-  // Output-only and quadratic: omitted beyond kMaxPathTypeGpus GPUs.
-  if (t.gpus.size() <= kMaxPathTypeGpus) doc["path_types"] = path_types_json(t);
+  // Output-only and quadratic: omitted beyond kMaxPathTypeCells cells.
+  if (t.gpus.size() <= kMaxPathTypeGpus) doc["path_types"] = path_types_json(path_type_matrix(t));
+  if (t.gpus.empty() || t.nics.size() <= kMaxPathTypeCells / t.gpus.size())
+    doc["nic_path_types"] = path_types_json(nic_path_type_matrix(t));
   doc["warnings"] = t.warnings;
   return doc;
 }

@@ -205,4 +205,20 @@ std::vector<std::vector<PathType>> path_type_matrix(const Topology& t) {
   return m;
 }
 
+std::vector<std::vector<PathType>> nic_path_type_matrix(const Topology& t) {
+  // classify() on the two ancestor chains is what intra_node_route() types a
+  // route with; the chains are computed once per device, not once per cell.
+  std::vector<std::vector<ComponentId>> nic_chains(t.nics.size());
+  for (std::size_t k = 0; k < t.nics.size(); ++k) nic_chains[k] = ancestors(t, t.nics[k]);
+  std::vector<std::vector<PathType>> m(t.gpus.size(), std::vector<PathType>(t.nics.size(), PathType::NET));
+  for (std::size_t g = 0; g < t.gpus.size(); ++g) {
+    const auto gpu_chain = ancestors(t, t.gpus[g]);
+    for (std::size_t k = 0; k < t.nics.size(); ++k) {
+      if (t.components[t.nics[k]].node == t.components[t.gpus[g]].node)
+        m[g][k] = classify(t, gpu_chain, nic_chains[k]);
+    }
+  }
+  return m;
+}
+
 }  // namespace vp

@@ -64,4 +64,17 @@ PathType path_type(const Topology& t, ComponentId a, ComponentId b);
 // GPU x GPU path-type matrix in global GPU index order.
 std::vector<std::vector<PathType>> path_type_matrix(const Topology& t);
 
+// GPU x NIC path-type matrix, as `nvidia-smi topo -m` prints GPU rows against
+// NIC columns: row g is global GPU g, column k is t.nics[k] (node, local index
+// order). A cell is the type of the route GPU -> NIC, intra_node_route(t, gpu,
+// nic).type: the highest crossing on the PCIe path up from the GPU to the
+// lowest common ancestor and down to the NIC, which is how NCCL classifies a
+// GPU <-> NET path (src/graph/paths.cc: the maximum over the path's hops):
+// PIX (the GPU and the NIC below one switch), PXB (several switches, no host
+// bridge), PHB (they meet at a host bridge), NODE (at the socket, between two
+// of its host bridges; NCCL, which models no host bridge, says PHB there) or
+// SYS (across the inter-socket link). NET for a NIC of another node; never
+// LOC. GPUs x NICs cells: the caller bounds the size (kMaxPathTypeCells).
+std::vector<std::vector<PathType>> nic_path_type_matrix(const Topology& t);
+
 }  // namespace vp
