@@ -218,18 +218,8 @@ TEST_CASE("vp-analyze --max-analysis-seconds bounds the symmetry check too") {
   // 320 GPUs, two to a switch, allowed by --max-node-gpus: before the deadline
   // covered it, the routing check of the group's generators alone took over a
   // minute (finding 8 of issue 17).
-  std::string text;
-  const int gpus = 320;
-  for (int i = 0; i < gpus; ++i) text += "\tGPU" + std::to_string(i);
-  text += "\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n";
-  for (int i = 0; i < gpus; ++i) {
-    text += "GPU" + std::to_string(i);
-    for (int j = 0; j < gpus; ++j) text += i == j ? "\t X " : (i / 2 == j / 2 ? "\tPIX" : "\tNODE");
-    text += "\t0-31\t0\t\tN/A\n";
-  }
-  text += "\nLegend:\n\n  X    = Self\n";
   TempDir dir;
-  const std::string input = dir.write("wide.txt", text);
+  const std::string input = dir.write("wide.txt", nvidia_smi_matrix(320));
   const auto start = std::chrono::steady_clock::now();
   const RunResult r = tool(kAnalyze, "--input " + shell_quote(input) + " -q --max-node-gpus 320 --max-analysis-seconds "
                                      "0.5 --out " + shell_quote(dir.path() + "/x.vpcat"));
