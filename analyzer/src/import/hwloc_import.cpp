@@ -225,23 +225,6 @@ void check_bridge_types(hwloc_topology_t topo, const std::string& where) {
 
 using PciAttr = hwloc_obj_attr_u::hwloc_pcidev_attr_s;
 
-// Every PCI function's address must be one (pci_address.hpp): hwloc's XML
-// reader keeps whatever device and function numbers pci_busid="..." states,
-// and the catalog and the JSON topology carry the address as text.
-void check_pci_addresses(hwloc_topology_t topo, const std::string& where) {
-  auto check = [&](hwloc_obj_t o, const PciAttr& p) {
-    if (!pci::valid_device_function(p.dev, p.func))
-      throw InputError(where, 0,
-                       fmt::format("PCI object (gp_index {}): pci_busid \"{:04x}:{:02x}:{:02x}.{:x}\" is not a PCI "
-                                   "address (device 00-1f, function 0-7)",
-                                   o->gp_index, p.domain, p.bus, p.dev, p.func));
-  };
-  for (hwloc_obj_t o = hwloc_get_next_pcidev(topo, nullptr); o; o = hwloc_get_next_pcidev(topo, o))
-    check(o, o->attr->pcidev);
-  for (hwloc_obj_t b = hwloc_get_next_bridge(topo, nullptr); b; b = hwloc_get_next_bridge(topo, b))
-    if (bridge_type_number(b->attr->bridge.upstream_type) == HWLOC_OBJ_BRIDGE_PCI) check(b, b->attr->bridge.upstream.pci);
-}
-
 // The PCI attributes of a PCI function or of a PCI-PCI bridge.
 const PciAttr& pci_of(hwloc_obj_t o) {
   return o->type == HWLOC_OBJ_BRIDGE ? o->attr->bridge.upstream.pci : o->attr->pcidev;
@@ -250,6 +233,22 @@ const PciAttr& pci_of(hwloc_obj_t o) {
 std::string bus_id(hwloc_obj_t o) {
   const PciAttr& p = pci_of(o);
   return fmt::format("{:04x}:{:02x}:{:02x}.{:x}", p.domain, p.bus, p.dev, p.func);
+}
+
+// Every PCI function's address must be one (pci_address.hpp): hwloc's XML
+// reader keeps whatever device and function numbers pci_busid="..." states,
+// and the catalog and the JSON topology carry the address as text.
+void check_pci_addresses(hwloc_topology_t topo, const std::string& where) {
+  auto check = [&](hwloc_obj_t o) {
+    if (!pci::valid_device_function(pci_of(o).dev, pci_of(o).func))
+      throw InputError(where, 0,
+                       fmt::format("PCI object (gp_index {}): pci_busid \"{}\" is not a PCI address (device 00-1f, "
+                                   "function 0-7)",
+                                   o->gp_index, bus_id(o)));
+  };
+  for (hwloc_obj_t o = hwloc_get_next_pcidev(topo, nullptr); o; o = hwloc_get_next_pcidev(topo, o)) check(o);
+  for (hwloc_obj_t b = hwloc_get_next_bridge(topo, nullptr); b; b = hwloc_get_next_bridge(topo, b))
+    if (is_pci_bridge(b)) check(b);
 }
 
 pci::FunctionIds ids_of(hwloc_obj_t o) {
