@@ -17,13 +17,15 @@ set -euo pipefail
 # here), Boost.Graph, nlohmann/json, CLI11, fmt, pugixml (NCCL XML), bliss +
 # GMP (automorphisms), Google Benchmark.
 # Tests: doctest, python3 + jsonschema (the schema test), hwloc's lstopo.
-# clang: the fuzz and sanitizer presets.
+# clang: the fuzz and sanitizer presets; llvm for llvm-symbolizer, without
+# which sanitizer reports carry bare addresses and the leak checker's
+# suppressions by function name match nothing (only recommended by clang).
 packages=(
   build-essential cmake ninja-build pkg-config
   libhwloc-dev libhwloc-plugins hwloc libboost-graph-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   doctest-dev libbliss-dev libgmp-dev libpugixml-dev libbenchmark-dev
   python3 python3-jsonschema
-  clang
+  clang llvm
   # Open MPI: libvpcat_mpi, the PMPI interposer, their mpirun tests, vp-analyze gather (mpi/).
   openmpi-bin libopenmpi-dev
 )
