@@ -79,9 +79,10 @@ for name in $(cat "$OUT/platforms.txt"); do
     echo "$name $w contention $TABLE" >>"$OUT/jobs.txt"
   done
 done
-# Sweeps: each parameter without a published figure (a "sweep_max" in the
-# table) at 0 and at its upper value, the rest at the table's values, on
-# the sweep cases (when their platform was selected).
+# Sweeps: each parameter with a "sweep_max" in the table at its "sweep_min"
+# (default 0) and at its upper value, and port arbitration off and on, the
+# rest at the table's values, on the sweep cases (when their platform was
+# selected).
 SWEEP_PLATFORM=${VP_EVAL_SWEEP_PLATFORM:-pcie-4n-switch}
 SWEEP_WORKLOADS=${VP_EVAL_SWEEP_WORKLOADS:-"uniform moe:zipf=1.2,hidden=2048"}
 if grep -qx "$SWEEP_PLATFORM" "$OUT/platforms.txt"; then
@@ -91,13 +92,19 @@ table = json.load(open(sys.argv[1]))
 for mech in ("forwarder", "nic", "chunk"):
     for key, p in table[mech].items():
         if isinstance(p, dict) and "sweep_max" in p:
-            for v in (0.0, p["sweep_max"]):
+            for v in (p.get("sweep_min", 0.0), p["sweep_max"]):
                 t = json.loads(json.dumps(table))
                 t[mech]["on"] = True
                 t[mech][key]["value"] = v
                 name = f"{mech}.{key}={v:g}"
                 json.dump(t, open(f"{sys.argv[2]}/{name}.json", "w"), indent=1)
                 print(name)
+if "port_arbitration" in table:
+    for on in (0, 1):
+        t = json.loads(json.dumps(table))
+        t["port_arbitration"]["on"] = bool(on)
+        json.dump(t, open(f"{sys.argv[2]}/port_arbitration={on}.json", "w"), indent=1)
+        print(f"port_arbitration={on}")
 PY
     mkdir -p "$OUT/results/sweep/$point"
     for w in $SWEEP_WORKLOADS; do

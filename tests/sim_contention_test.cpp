@@ -3,13 +3,17 @@
 // checked.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <stdexcept>
 
 #include "contention_file.hpp"
 #include "fluid.hpp"
+#include "step_problem.hpp"
 #include "vp/sim/baselines.hpp"
+#include "vp/sim/lower_bound.hpp"
 #include "vp/sim/prng.hpp"
 #include "vp/sim/simulate.hpp"
 #include "vp/sim/workloads.hpp"
@@ -74,6 +78,74 @@ detail::FluidProblem contention_free_problem(Prng& rng, std::size_t transfers, s
 detail::FluidProblem with_degradation(detail::FluidProblem p, double slope, double floor, double chunk_factor) {
   p.degradation.assign(p.capacity.size(), detail::Degradation{slope, floor, chunk_factor});
   return p;
+}
+
+// p with a random ingress port (one of `ports`) on every entry of the
+// resources below `shared`, none on the others.
+detail::FluidProblem with_random_ports(detail::FluidProblem p, Prng& rng, std::uint32_t shared, std::uint32_t ports) {
+  p.port.clear();
+  for (std::uint32_t r : p.resources)
+    p.port.push_back(r < shared ? 1000 + static_cast<std::uint32_t>(rng.below(ports)) : detail::kNoPort);
+  return p;
+}
+
+// Transfers over `shared` oversubscribed resources of 10..100 bytes/us, each
+// on a random non-empty subset of them and on a private link of 1..100.
+detail::FluidProblem random_problem(Prng& rng, std::size_t transfers, std::uint32_t shared) {
+  detail::FluidProblem p;
+  for (std::uint32_t r = 0; r < shared; ++r) p.capacity.push_back(10.0 + 90.0 * rng.uniform());
+  for (std::size_t f = 0; f < transfers; ++f) {
+    std::vector<std::uint32_t> res;
+    for (std::uint32_t r = 0; r < shared; ++r)
+      if (rng.uniform() < 0.5) res.push_back(r);
+    if (res.empty()) res.push_back(static_cast<std::uint32_t>(rng.below(shared)));
+    res.push_back(static_cast<std::uint32_t>(p.capacity.size()));
+    p.capacity.push_back(1.0 + 99.0 * rng.uniform());
+    p.add_transfer(std::floor(1e3 * std::pow(1e3, rng.uniform())), res);
+  }
+  return p;
+}
+
+// The two-level max-min characterization: every resource within its
+// capacity, and every transfer crosses a saturated resource r where it is
+// among the fastest -- of its port when r arbitrates (two or more ports
+// among r's transfers), its port then carrying at least as much as any
+// other port of r; of all r's transfers otherwise.
+void check_two_level(const detail::FluidProblem& p, const std::vector<double>& rate) {
+  const std::size_t nr = p.capacity.size();
+  std::vector<double> load(nr, 0.0);
+  std::vector<std::map<std::uint32_t, double>> port_load(nr), port_fastest(nr);
+  std::vector<double> fastest(nr, 0.0);
+  auto port_at = [&](std::uint32_t i) { return p.port.empty() ? detail::kNoPort : p.port[i]; };
+  for (std::uint32_t f = 0; f < p.transfers(); ++f) {
+    REQUIRE(rate[f] > 0.0);
+    for (std::uint32_t i = p.first[f]; i < p.first[f + 1]; ++i) {
+      const std::uint32_t r = p.resources[i];
+      load[r] += rate[f];
+      fastest[r] = std::max(fastest[r], rate[f]);
+      port_load[r][port_at(i)] += rate[f];
+      double& top = port_fastest[r][port_at(i)];
+      top = std::max(top, rate[f]);
+    }
+  }
+  for (std::size_t r = 0; r < nr; ++r) CHECK(load[r] <= p.capacity[r] * (1 + 1e-7));
+  for (std::uint32_t f = 0; f < p.transfers(); ++f) {
+    bool bottlenecked = false;
+    for (std::uint32_t i = p.first[f]; i < p.first[f + 1] && !bottlenecked; ++i) {
+      const std::uint32_t r = p.resources[i];
+      if (load[r] < p.capacity[r] * (1 - 1e-6)) continue;
+      if (port_load[r].size() < 2) {
+        bottlenecked = rate[f] >= fastest[r] * (1 - 1e-6);
+        continue;
+      }
+      const std::uint32_t g = port_at(i);
+      bool port_largest = true;
+      for (auto [other, carried] : port_load[r]) port_largest &= port_load[r][g] >= carried * (1 - 1e-6);
+      bottlenecked = port_largest && rate[f] >= port_fastest[r][g] * (1 - 1e-6);
+    }
+    CAPTURE(f);
+    CHECK(bottlenecked);
+  }
 }
 
 }  // namespace
@@ -169,7 +241,137 @@ TEST_CASE("the committed contention table reads, and every parameter has its sou
   CHECK(m.forwarder.on);
   CHECK(m.forwarder.floor == doctest::Approx(2.0 / 18).epsilon(0.01));  // docs/design.md §8: 18 -> 2 GB/s
   CHECK(m.chunk_bytes == 131072);                                       // NCCL's P2P chunk size
+  CHECK_FALSE(m.port_arbitration);  // off for its cost; docs/evaluation.md sweeps it
   CHECK_NOTHROW(check_contention_model(m));
   CHECK_THROWS_WITH_AS(sim_cli::read_contention_file("/nonexistent/t.json"), "/nonexistent/t.json: cannot read the file (No such file or directory)",
                        InputError);
+}
+
+TEST_CASE("port arbitration shares a resource among its ports first, then among each port's transfers") {
+  // Resource 0 (12 bytes/us) is reached through port A by transfer 0 (60
+  // bytes, also limited to 6 by its own link 1) and through port B by three
+  // transfers of 20 bytes. Per transfer, all four run at 3 until B's end at
+  // 6.67 us; transfer 0 then has 40 bytes left at 6: 13.33 us. By port, A
+  // gets 6 and B's transfers 2 each: everything ends at 10 us.
+  detail::FluidProblem p;
+  p.capacity = {12.0, 6.0};
+  p.add_transfer(60.0, {0, 1}, {7, detail::kNoPort});
+  for (int k = 0; k < 3; ++k) p.add_transfer(20.0, {0}, {8});
+  detail::FluidProblem flat = p;
+  flat.port.clear();
+  CHECK(detail::run_fluid(flat, 0.0).makespan_us == doctest::Approx(40.0 / 3));
+  CHECK(detail::run_fluid_arbitrated(p, 0.0).makespan_us == doctest::Approx(10.0));
+  const std::vector<double> rate = detail::arbitrated_rates(p).rate;
+  CHECK(rate[0] == doctest::Approx(6.0));
+  for (int k = 1; k <= 3; ++k) CHECK(rate[k] == doctest::Approx(2.0));
+  // One port only: per transfer.
+  for (auto& port : p.port) port = port == detail::kNoPort ? port : 9;
+  CHECK(detail::run_fluid_arbitrated(p, 0.0).makespan_us == doctest::Approx(40.0 / 3));
+}
+
+TEST_CASE("port arbitration's rates are two-level max-min fair on the steps of PCIe trees") {
+  // Real steps: ports where PCIe arbitrates, on trees of switches, host
+  // bridges and sockets. The baselines' steps of random sparse demands.
+  Prng rng(17);
+  ContentionModel m;
+  m.enabled = true;
+  m.port_arbitration = true;
+  std::size_t problems = 0, arbitrating = 0, unsettled = 0;
+  for (const char* shape : {"[g2,n1],[g2,n1]|[g2,n1],[g2,n1]", "[g4,n1],[g4,n1]", "[g2],[g2],[g2]|[g2],[g2]"}) {
+    Topology node = make_node_from_shape(shape, {});
+    for (std::size_t nodes : {std::size_t{1}, std::size_t{2}}) {
+      if (nodes > 1 && node.nics.empty()) continue;
+      Topology t = nodes == 1 ? node : expand_cluster(cluster_from_shortcut(node, nodes, FabricKind::single_switch, 0, 1.0));
+      const std::size_t n = t.gpus.size();
+      for (int trial = 0; trial < 12; ++trial) {
+        CAPTURE(shape);
+        CAPTURE(nodes);
+        CAPTURE(trial);
+        Demand d(n);
+        for (std::size_t s = 0; s < n; ++s)
+          for (std::size_t r = 0; r < n; ++r)
+            if (s != r && rng.uniform() < 0.4) d.add(s, r, std::floor(1e3 * std::pow(1e3, rng.uniform())));
+        for (const Schedule& sched : {fanout_schedule(t, d), nccl_schedule(t, d)}) {
+          if (sched.steps.empty()) continue;
+          const detail::FluidProblem p = detail::step_problem(t, sched.steps.front(), m);
+          if (p.transfers() == 0) continue;
+          ++problems;
+          const detail::ArbitratedRates a = detail::arbitrated_rates(p);
+          if (!a.settled) {
+            ++unsettled;
+            continue;
+          }
+          check_two_level(p, a.rate);
+          detail::FluidProblem flat = p;
+          flat.port.clear();
+          arbitrating += detail::arbitrated_rates(flat).rate != a.rate;
+        }
+      }
+    }
+  }
+  CHECK(problems > 100);
+  CHECK(arbitrating > problems / 10);  // port sharing differs from per-transfer sharing on many of them
+  // The fixed point is not proven to settle (src/arbitration.cpp): a few
+  // first events here (2-node clusters) do not within the round limit.
+  CHECK(unsettled <= problems / 20);
+}
+
+TEST_CASE("port arbitration's rates are feasible on any problem, and two-level max-min fair where they settle") {
+  // Ports drawn at random, not from a tree: the fixed point may not settle
+  // within the round limit (FluidOutcome::unsettled); rates stay feasible.
+  Prng rng(11);
+  int settled = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    CAPTURE(trial);
+    const std::uint32_t shared = 1 + trial % 5;
+    const detail::FluidProblem p = with_random_ports(random_problem(rng, 2 + trial % 23, shared), rng, shared, 1 + trial % 4);
+    const detail::ArbitratedRates a = detail::arbitrated_rates(p);
+    std::vector<double> load(p.capacity.size(), 0.0);
+    for (std::uint32_t f = 0; f < p.transfers(); ++f)
+      for (std::uint32_t i = p.first[f]; i < p.first[f + 1]; ++i) load[p.resources[i]] += a.rate[f];
+    for (std::size_t r = 0; r < load.size(); ++r) CHECK(load[r] <= p.capacity[r] * (1 + 1e-9));
+    if (a.settled) ++settled, check_two_level(p, a.rate);
+    // Without ports: the per-transfer engine's allocation and times.
+    detail::FluidProblem none = p;
+    none.port.assign(p.resources.size(), detail::kNoPort);
+    check_two_level(none, detail::arbitrated_rates(none).rate);
+    detail::FluidProblem flat = p;
+    flat.port.clear();
+    CHECK(detail::run_fluid_arbitrated(none, 0.0).makespan_us ==
+          doctest::Approx(detail::run_fluid(flat, 0.0).makespan_us).epsilon(1e-9));
+  }
+  CHECK(settled >= 50);
+}
+
+TEST_CASE("port arbitration leaves a step contention-free at solo rates at its ideal time") {
+  Prng rng(13);
+  for (int trial = 0; trial < 40; ++trial) {
+    CAPTURE(trial);
+    const auto shared = static_cast<std::uint32_t>(1 + trial % 4);
+    const detail::FluidProblem p = contention_free_problem(rng, 2 + trial % 9, shared);
+    const double ideal = detail::run_fluid(p, 0.0).makespan_us;
+    const detail::FluidProblem ported = with_random_ports(p, rng, shared, 1 + trial % 3);
+    for (double slope : {0.0, 100.0})
+      for (double chunk : {1.0, 0.001})
+        CHECK(detail::run_fluid_arbitrated(with_degradation(ported, slope, 0.01, chunk), 0.0).makespan_us ==
+              doctest::Approx(ideal).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("with port arbitration every schedule stays above the bound and delivers every byte") {
+  Topology node = make_node_from_shape("[g2,n1],[g2,n1]|[g2,n1],[g2,n1]", {});
+  Topology t = expand_cluster(cluster_from_shortcut(node, 2, FabricKind::single_switch, 0, 1.0));
+  MoeOptions moe;
+  moe.tokens_per_gpu = 256;
+  moe.zipf_exponent = 1.2;
+  const Demand d = moe_dispatch_demand(16, moe);
+  SimOptions arbitration;
+  arbitration.contention.enabled = true;
+  arbitration.contention.port_arbitration = true;
+  const double bound = lower_bound(t, d).time_us;
+  for (const Schedule& s : {fanout_schedule(t, d), spreadout_schedule(t, d), nccl_schedule(t, d), fast_schedule(t, d)}) {
+    const SimResult a = simulate(t, s, arbitration), ideal = simulate(t, s);
+    CHECK(a.time_us >= bound * (1 - 1e-9));
+    CHECK(a.delivered.total() == doctest::Approx(ideal.delivered.total()));
+  }
 }

@@ -11,9 +11,7 @@ namespace vp::sim::detail {
 
 namespace {
 
-// Relative slack when comparing rates: far above the rounding of sums of a
-// few thousand rates, far below any real difference.
-constexpr double kTol = 1e-9;
+constexpr double kTol = kRateTolerance;
 constexpr std::uint32_t kNoResource = 0xFFFFFFFFu;
 
 struct Event {
@@ -359,12 +357,7 @@ FluidOutcome Fluid::run(double epsilon) {
 }
 
 double Fluid::effective_capacity(std::uint32_t r) const {
-  const double cap = p_.capacity[r];
-  // Contention-free at solo rates: the full capacity (kTol: rounding of the sum).
-  if (count_[r] < 2 || solo_sum_[r] <= cap * (1.0 + kTol)) return cap;
-  const Degradation& g = p_.degradation[r];
-  const double eta = std::max(g.floor, 1.0 / (1.0 + g.slope * static_cast<double>(count_[r] - 1)));
-  return cap * eta * g.chunk_factor;
+  return degraded_capacity(p_.capacity[r], p_.degradation[r], count_[r], solo_sum_[r]);
 }
 
 // Transfers `done` leave their resources: their capacities can only grow.
@@ -389,6 +382,9 @@ void Fluid::rebuild_events() {
 
 }  // namespace
 
-FluidOutcome run_fluid(const FluidProblem& p, double epsilon) { return Fluid(p).run(epsilon); }
+FluidOutcome run_fluid(const FluidProblem& p, double epsilon) {
+  if (!p.port.empty()) throw std::logic_error("fluid: ports need run_fluid_arbitrated()");
+  return Fluid(p).run(epsilon);
+}
 
 }  // namespace vp::sim::detail

@@ -35,6 +35,22 @@ struct Degradation {
   double slope = 0.0, floor = 1.0, chunk_factor = 1.0;
 };
 
+// Relative slack when comparing rates: far above the rounding of sums of a
+// few thousand rates, far below any real difference.
+inline constexpr double kRateTolerance = 1e-9;
+
+// What a resource of `capacity` delivers under `g` to `count` active
+// transfers whose solo rates add up to `solo_sum`: its full capacity while
+// they fit (contention-free at solo rates), else the degraded one.
+inline double degraded_capacity(double capacity, const Degradation& g, std::uint32_t count, double solo_sum) {
+  if (count < 2 || solo_sum <= capacity * (1.0 + kRateTolerance)) return capacity;
+  const double slope_term = 1.0 / (1.0 + g.slope * static_cast<double>(count - 1));
+  return capacity * (slope_term > g.floor ? slope_term : g.floor) * g.chunk_factor;
+}
+
+// Port arbitration (contention.hpp): no port.
+inline constexpr std::uint32_t kNoPort = 0xFFFFFFFFu;
+
 struct FluidProblem {
   std::vector<double> capacity;  // per resource, bytes per microsecond (> 0)
   // Per resource, or empty: the ideal model (capacities fixed).
@@ -43,6 +59,14 @@ struct FluidProblem {
   std::vector<std::uint32_t> first{0};
   std::vector<std::uint32_t> resources;
   std::vector<double> bytes;  // per transfer, > 0
+  // Port arbitration, or empty (per-flow sharing everywhere): per entry of
+  // `resources`, the ingress port through which the transfer reaches that
+  // resource (any number that tells the ports of one resource apart: the
+  // resource of the link it arrived on), or kNoPort where the resource
+  // shares per flow. A resource with ports shares its capacity max-min
+  // among its ports first, then each port's share max-min among the port's
+  // transfers (run_fluid_arbitrated).
+  std::vector<std::uint32_t> port;
 
   std::size_t transfers() const { return bytes.size(); }
   void add_transfer(double b, const std::vector<std::uint32_t>& res) {
@@ -50,15 +74,38 @@ struct FluidProblem {
     resources.insert(resources.end(), res.begin(), res.end());
     first.push_back(static_cast<std::uint32_t>(resources.size()));
   }
+  // The same, with the ingress port of each resource (kNoPort: none).
+  void add_transfer(double b, const std::vector<std::uint32_t>& res, const std::vector<std::uint32_t>& ports) {
+    port.insert(port.end(), ports.begin(), ports.end());
+    add_transfer(b, res);
+  }
 };
 
 struct FluidOutcome {
   double makespan_us = 0.0;  // when the last transfer finished
   std::size_t events = 0;    // rate computations, the initial one included
+  // Port arbitration: progressive fillings over all events, and the events
+  // whose port shares had not settled within the round limit (their rates
+  // are feasible but not exactly port-fair).
+  std::size_t fillings = 0, unsettled = 0;
 };
 
 // Run to completion. `epsilon`: the relative completion batching window
-// (see SimOptions in simulate.hpp).
+// (see SimOptions in simulate.hpp). p.port must be empty.
 FluidOutcome run_fluid(const FluidProblem& p, double epsilon);
+
+// The same with port arbitration (p.port not empty), recomputed from
+// scratch at every event (src/arbitration.cpp). Without ports it gives
+// run_fluid()'s allocation (up to rounding), at a higher cost.
+FluidOutcome run_fluid_arbitrated(const FluidProblem& p, double epsilon);
+
+// The rates (bytes per microsecond, per transfer) of its first event, before
+// any transfer finishes, and whether its port shares settled: what tests
+// check the two-level sharing on.
+struct ArbitratedRates {
+  std::vector<double> rate;
+  bool settled = false;
+};
+ArbitratedRates arbitrated_rates(const FluidProblem& p);
 
 }  // namespace vp::sim::detail

@@ -8,10 +8,17 @@
 #include <unordered_map>
 
 #include "fluid.hpp"
+#include "step_problem.hpp"
 
 namespace vp::sim {
 
 namespace {
+
+// Components whose egress ports arbitrate among ingress ports (port
+// arbitration of the contention model).
+bool arbitrates(ComponentKind k) {
+  return k == ComponentKind::pcie_switch || k == ComponentKind::host_bridge || k == ComponentKind::cpu;
+}
 
 [[noreturn]] void bad_flow(std::size_t step, std::size_t flow, const std::string& why) {
   throw std::invalid_argument(fmt::format("simulate: step {} flow {}: {}", step, flow, why));
@@ -58,7 +65,7 @@ class StepBuilder {
     std::unordered_map<std::uint64_t, std::vector<std::size_t>> by_pair;  // -> transfer indexes
     std::vector<const Route*> route_of;
     std::vector<std::uint32_t> used;
-    std::vector<std::uint32_t> res;
+    std::vector<std::uint32_t> res, ports;
     for (const Flow& f : step.flows) {
       if (f.bytes <= 0) continue;
       auto& same = by_pair[(std::uint64_t{f.src} << 32) | f.dst];
@@ -87,7 +94,17 @@ class StepBuilder {
         const ComponentId mid = t_.links[f.route.links[i]].dst;
         if (t_.components[mid].forward) forwarder(mid);
       }
-      p.add_transfer(f.bytes, res);
+      if (model_.enabled && model_.port_arbitration) {
+        // A link leaving a PCIe switch, host bridge or socket is an egress
+        // port arbitrated among the ingress ports: its ports are the links
+        // the transfers arrive on (res holds the route's links first, in order).
+        ports.assign(res.size(), detail::kNoPort);
+        for (std::size_t i = 1; i < f.route.links.size(); ++i)
+          if (arbitrates(t_.components[t_.links[f.route.links[i]].src].kind)) ports[i] = res[i - 1];
+        p.add_transfer(f.bytes, res, ports);
+      } else {
+        p.add_transfer(f.bytes, res);
+      }
     }
     for (std::uint32_t key : used) resource_of_[key] = kNone;
     if (model_.enabled) {
@@ -131,6 +148,12 @@ class StepBuilder {
 
 }  // namespace
 
+namespace detail {
+FluidProblem step_problem(const Topology& t, const Step& step, const ContentionModel& m) {
+  return StepBuilder(t, m).build(step);
+}
+}  // namespace detail
+
 void check_contention_model(const ContentionModel& m) {
   auto curve = [](const EfficiencyCurve& c, const char* name) {
     if (!(c.slope >= 0) || !std::isfinite(c.slope))
@@ -167,12 +190,14 @@ SimResult simulate(const Topology& t, const Schedule& schedule, const SimOptions
         result.delivered.add(static_cast<std::size_t>(gpu[f.origin]), static_cast<std::size_t>(gpu[f.final]), f.bytes);
     }
     detail::FluidProblem p = builder.build(step);
-    detail::FluidOutcome o = detail::run_fluid(p, opts.completion_epsilon);
+    const detail::FluidOutcome o = p.port.empty() ? detail::run_fluid(p, opts.completion_epsilon)
+                                                  : detail::run_fluid_arbitrated(p, opts.completion_epsilon);
     double step_us = step.flows.empty() ? 0.0 : opts.latency_us + o.makespan_us;
     result.step_us.push_back(step_us);
     result.time_us += step_us;
     result.transfers += p.transfers();
     result.events += o.events;
+    result.unsettled_events += o.unsettled;
   }
   return result;
 }

@@ -74,6 +74,7 @@ CaseResult compare(const Topology& t, vpcat::Planner& planner, const sim::Demand
     if (!check.ok) throw std::logic_error(fmt::format("{}: the schedule is wrong: {}", name, check.message));
     const sim::SimResult sim = sim::simulate(t, schedule, opts.sim);
     r.time_us = sim.time_us;
+    r.unsettled_events = sim.unsettled_events;
     r.ratio_to_bound = out.bound.time_us > 0 ? sim.time_us / out.bound.time_us : 0.0;
     r.steps = schedule.steps.size();
     for (const sim::Step& s : schedule.steps) r.flows += s.flows.size();

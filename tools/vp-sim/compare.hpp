@@ -40,6 +40,7 @@ struct SchedulerResult {
   // reconstruction's cost, not their authors' code).
   double planning_us = 0.0;
   std::size_t steps = 0, flows = 0;
+  std::size_t unsettled_events = 0;  // sim::SimResult::unsettled_events (port arbitration)
 };
 
 struct CaseResult {

@@ -43,10 +43,14 @@ class Reader {
     if (!(open_lo ? v > lo : v >= lo) || !(v <= hi))
       fail(fmt::format("{}.value: must be a number {} {}{}, got {}", name, open_lo ? ">" : ">=", lo,
                        hi < 1e300 ? fmt::format(" and <= {}", hi) : "", v));
+    source(p, name);
+    return v;
+  }
+
+  void source(const json& p, const std::string& name) const {
     auto src = p.find("source");
     if (src == p.end() || !src->is_string() || src->get<std::string>().empty())
       fail(name + ".source: every parameter needs its source (or \"no published figure: ...\")");
-    return v;
   }
 
   sim::EfficiencyCurve curve(const json& root, const char* key) const {
@@ -80,6 +84,11 @@ sim::ContentionModel read_contention_file(const std::string& path) {
   m.enabled = true;
   m.forwarder = r.curve(root, "forwarder");
   m.nic = r.curve(root, "nic");
+  if (root.contains("port_arbitration")) {
+    const json& arbitration = r.object(root, "port_arbitration", "");
+    m.port_arbitration = r.flag(arbitration, "port_arbitration");
+    r.source(arbitration, "port_arbitration");
+  }
   const json& chunk = r.object(root, "chunk", "");
   m.chunk_on = r.flag(chunk, "chunk");
   m.chunk_bytes = r.value(chunk, "bytes", "chunk", 0.0, true, 1e300);

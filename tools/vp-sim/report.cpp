@@ -31,6 +31,7 @@ ordered_json result_json(const SchedulerResult& r, double bound_us) {
   j["planning_us"] = r.planning_us;
   j["steps"] = r.steps;
   j["flows"] = r.flows;
+  if (r.unsettled_events > 0) j["unsettled_events"] = r.unsettled_events;
   return j;
 }
 
@@ -49,7 +50,7 @@ ordered_json case_json(const CaseResult& c) {
 struct Summary {
   std::string name;
   double time_us = 0, planning_us = 0, mean_ratio = 0, worst_ratio = 0;
-  std::size_t worst_call = 0, steps = 0, flows = 0;
+  std::size_t worst_call = 0, steps = 0, flows = 0, unsettled_events = 0;
 };
 
 std::vector<Summary> summarise(const std::vector<CaseResult>& calls, double& bound_us, std::size_t& bound_call) {
@@ -70,6 +71,7 @@ std::vector<Summary> summarise(const std::vector<CaseResult>& calls, double& bou
       s.planning_us += r.planning_us / static_cast<double>(calls.size());
       s.steps += r.steps;
       s.flows += r.flows;
+      s.unsettled_events += r.unsettled_events;
       if (calls[c].bound.time_us > 0) {
         s.mean_ratio += r.ratio_to_bound;
         ++rated;
@@ -107,6 +109,7 @@ ordered_json header(const RunInfo& info, std::size_t calls) {
     c["forwarder"] = curve(m.forwarder);
     c["nic"] = curve(m.nic);
     c["chunk"] = ordered_json{{"on", m.chunk_on}, {"bytes", m.chunk_bytes}, {"overhead_us", m.chunk_overhead_us}};
+    c["port_arbitration"] = ordered_json{{"on", m.port_arbitration}};
     j["contention"] = c;
   }
   j["calls"] = calls;
@@ -149,6 +152,7 @@ std::string report_json(const RunInfo& info, const std::vector<CaseResult>& call
     r["planning_us"] = s.planning_us;
     r["steps"] = s.steps;
     r["flows"] = s.flows;
+    if (s.unsettled_events > 0) r["unsettled_events"] = s.unsettled_events;
     r["mean_ratio_to_bound"] = s.mean_ratio;
     r["worst_ratio_to_bound"] = s.worst_ratio;
     r["worst_call"] = s.worst_call;

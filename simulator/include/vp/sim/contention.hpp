@@ -26,9 +26,15 @@
 //   * NIC concurrency / incast: a NIC's network links, out (q connections)
 //     and in (k incoming flows);
 //   * per-chunk cost: every degraded link and forwarder.
-// Not modelled: port arbitration (a switch sharing an egress among its
-// ingress ports first, then among each port's flows): the engine's max-min
-// sharing is per flow.
+//   * port arbitration: a link leaving a PCIe switch, a host bridge (root
+//     port) or a socket shares its capacity max-min among the links its
+//     transfers arrive on (the ingress ports) first, then each port's share
+//     max-min among that port's transfers; elsewhere sharing is per
+//     transfer. Parameter-free; it only redistributes a resource among its
+//     users, so a step contention-free at solo rates is unchanged by it,
+//     while a shared step may end sooner or later than under per-transfer
+//     sharing. Computed as a fixed point (src/arbitration.cpp,
+//     SimResult::unsettled_events).
 #pragma once
 
 #include <string>
@@ -44,6 +50,7 @@ struct EfficiencyCurve {
 struct ContentionModel {
   bool enabled = false;  // false: the ideal model, whatever the rest says
   EfficiencyCurve forwarder, nic;
+  bool port_arbitration = false;
   bool chunk_on = false;
   double chunk_bytes = 524288.0;   // > 0
   double chunk_overhead_us = 0.0;  // >= 0

@@ -51,6 +51,10 @@ struct SimResult {
   Demand delivered;
   std::size_t transfers = 0;    // after merging, over all steps
   std::size_t events = 0;       // rate computations, over all steps
+  // Port arbitration (contention model): events whose port shares had not
+  // settled within the round limit, so that their rates, though feasible,
+  // are not exactly port-fair (src/arbitration.cpp). 0 otherwise.
+  std::size_t unsettled_events = 0;
 };
 
 // Simulate `schedule` on `t`. Throws std::invalid_argument naming the step
