@@ -146,12 +146,24 @@ TEST_CASE("PEX88096: two disjoint pairs at 28.5 GB/s each, their shared x16 upli
   }
 }
 
+// The published Gen5 x16 peer-to-peer figures of docs/design.md §8:
+// voipmonitor/rtx6kpro hardware/pcie-bandwidth.md (commit 070506ff), CUDA
+// p2pBandwidthLatencyTest / p2pmark, unidirectional P2P writes between RTX
+// PRO 6000 Blackwell GPUs on Gen5 x16 links, one pair at a time: same NUMA
+// node 53-56 GB/s (two dual-Turin machines with GPUs on root ports, ~55-56
+// and ~53; dual EPYC 9374F ~54; single-CPU machines with PCIe switches ~54;
+// an ASUS ESC8000A-E13P through Broadcom PEX890xx switches ~54), across NUMA
+// nodes 39-51.
+
 TEST_CASE("Gen5 peer-to-peer across sockets lands in the measured 39-51 GB/s") {
   // docs/design.md §8 (measured): Gen5 peer-to-peer 39-51 GB/s across
   // sockets. The model: Gen5 x16 at NCCL's 48 GB/s, the inter-socket link of
   // an Emerald Rapids pair at 40 GB/s (capacity defaults), one pair alone.
-  // Inside a socket the model gives 48 against the measured 53-56: below by
-  // 9-14%, a known miss of NCCL's effective Gen5 figure (docs/evaluation.md).
+  // Inside a socket the model gives 48 against the measured 53-56: see the
+  // known miss below. The measurements (source above) are of AMD pairs
+  // (EPYC 9374F: 39, Turin: 51, an ASUS ESC8000A-E13P: 50); the table's AMD
+  // figure (inter_socket.amd, NCCL's AMD_BW 16 GB/s) would read 2.4-3.2x
+  // below them, so this case checks the shape of the route, not the AMD row.
   SyntheticOptions so;
   so.pcie_gen = 5;
   so.cpu_family = "intel_emerald_rapids";
@@ -164,6 +176,52 @@ TEST_CASE("Gen5 peer-to-peer across sockets lands in the measured 39-51 GB/s") {
     MESSAGE(std::string(name), ": Gen5 across sockets ", rate, " GB/s (measured 39-51)");
     CHECK(rate >= 39.0 * 0.95);
     CHECK(rate <= 51.0 * 1.05);
+  }
+}
+
+TEST_CASE("Gen5 peer-to-peer inside a socket: the table's pcie.gen5 binds, in a switch and through the root complex") {
+  // Why the model reads 48 inside a socket: one pair alone is limited by
+  // its GPU links, Gen5 x16 at the table's pcie.gen5 (NCCL's effective
+  // figure, src/graph/topo.h, not a measurement), and through a root complex
+  // also by its forwarding capacity, root_complex_p2p_factor (1.0) x its
+  // fastest link: the same figure. No efficiency factor is applied.
+  for (const char* shape : {"[g2]|[g2]", "g2|g2"}) {  // one switch (PIX); root ports (through host_bridge0)
+    CAPTURE(shape);
+    for (double gen5 : {48.0, 54.0}) {
+      SyntheticOptions so;
+      so.pcie_gen = 5;
+      so.cpu_family = "intel_emerald_rapids";
+      if (gen5 != 48.0) so.defaults.set("pcie.gen5", gen5, "test");
+      const Topology t = make_node_from_shape(shape, so);
+      const double bytes = 256e6;
+      const SimOptions o;
+      CHECK(gbps(bytes, simulate(t, Schedule{{pairs_step(t, {{0, 1}}, bytes)}}, o).time_us, o.latency_us) ==
+            doctest::Approx(gen5));
+    }
+  }
+}
+
+// Known miss, kept visible: with pcie.gen5 = 48 the model is 9-14 % below
+// the measured 53-56 (source above the across-sockets case) under both models, in a switch and
+// through a root complex. The fix is the table's figure (about 54, the
+// measurements' middle), which the lead decides: it changes every catalog's
+// defaults and the Gen5 platforms. should_fail: when the figure moves into
+// 53-56 +- 5 % this case passes, doctest reports it, and the decorator goes.
+TEST_CASE("known miss: Gen5 peer-to-peer inside a socket reads 48 against the measured 53-56" *
+          doctest::should_fail()) {
+  for (const char* shape : {"[g2]|[g2]", "g2|g2"}) {
+    CAPTURE(shape);
+    SyntheticOptions so;
+    so.pcie_gen = 5;
+    so.cpu_family = "intel_emerald_rapids";
+    const Topology t = make_node_from_shape(shape, so);
+    const double bytes = 256e6;
+    for (const auto& [name, o] : both_models()) {
+      CAPTURE(name);
+      const double rate = gbps(bytes, simulate(t, Schedule{{pairs_step(t, {{0, 1}}, bytes)}}, o).time_us, o.latency_us);
+      CHECK(rate >= 53.0 * 0.95);
+      CHECK(rate <= 56.0 * 1.05);
+    }
   }
 }
 
