@@ -11,9 +11,16 @@
 // intra-server bytes too would multiply every figure here by 63/56.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+#include <vector>
+
 #include "contention_file.hpp"
 #include "vp/sim/baselines.hpp"
 #include "vp/sim/lower_bound.hpp"
+#include "vp/sim/prng.hpp"
 #include "vp/sim/simulate.hpp"
 #include "vp/sim/workloads.hpp"
 #include "vp/topology/cluster.hpp"
@@ -139,12 +146,24 @@ TEST_CASE("PEX88096: two disjoint pairs at 28.5 GB/s each, their shared x16 upli
   }
 }
 
+// The published Gen5 x16 peer-to-peer figures of docs/design.md §8:
+// voipmonitor/rtx6kpro hardware/pcie-bandwidth.md (commit 070506ff), CUDA
+// p2pBandwidthLatencyTest / p2pmark, unidirectional P2P writes between RTX
+// PRO 6000 Blackwell GPUs on Gen5 x16 links, one pair at a time: same NUMA
+// node 53-56 GB/s (two dual-Turin machines with GPUs on root ports, ~55-56
+// and ~53; dual EPYC 9374F ~54; single-CPU machines with PCIe switches ~54;
+// an ASUS ESC8000A-E13P through Broadcom PEX890xx switches ~54), across NUMA
+// nodes 39-51.
+
 TEST_CASE("Gen5 peer-to-peer across sockets lands in the measured 39-51 GB/s") {
   // docs/design.md §8 (measured): Gen5 peer-to-peer 39-51 GB/s across
   // sockets. The model: Gen5 x16 at NCCL's 48 GB/s, the inter-socket link of
   // an Emerald Rapids pair at 40 GB/s (capacity defaults), one pair alone.
-  // Inside a socket the model gives 48 against the measured 53-56: below by
-  // 9-14%, a known miss of NCCL's effective Gen5 figure (docs/evaluation.md).
+  // Inside a socket the model gives 48 against the measured 53-56: see the
+  // known miss below. The measurements (source above) are of AMD pairs
+  // (EPYC 9374F: 39, Turin: 51, an ASUS ESC8000A-E13P: 50); the table's AMD
+  // figure (inter_socket.amd, NCCL's AMD_BW 16 GB/s) would read 2.4-3.2x
+  // below them, so this case checks the shape of the route, not the AMD row.
   SyntheticOptions so;
   so.pcie_gen = 5;
   so.cpu_family = "intel_emerald_rapids";
@@ -157,5 +176,242 @@ TEST_CASE("Gen5 peer-to-peer across sockets lands in the measured 39-51 GB/s") {
     MESSAGE(std::string(name), ": Gen5 across sockets ", rate, " GB/s (measured 39-51)");
     CHECK(rate >= 39.0 * 0.95);
     CHECK(rate <= 51.0 * 1.05);
+  }
+}
+
+TEST_CASE("Gen5 peer-to-peer inside a socket: the table's pcie.gen5 binds, in a switch and through the root complex") {
+  // Why the model reads 48 inside a socket: one pair alone is limited by
+  // its GPU links, Gen5 x16 at the table's pcie.gen5 (NCCL's effective
+  // figure, src/graph/topo.h, not a measurement), and through a root complex
+  // also by its forwarding capacity, root_complex_p2p_factor (1.0) x its
+  // fastest link: the same figure. No efficiency factor is applied.
+  for (const char* shape : {"[g2]|[g2]", "g2|g2"}) {  // one switch (PIX); root ports (through host_bridge0)
+    CAPTURE(shape);
+    for (double gen5 : {48.0, 54.0}) {
+      SyntheticOptions so;
+      so.pcie_gen = 5;
+      so.cpu_family = "intel_emerald_rapids";
+      if (gen5 != 48.0) so.defaults.set("pcie.gen5", gen5, "test");
+      const Topology t = make_node_from_shape(shape, so);
+      const double bytes = 256e6;
+      const SimOptions o;
+      CHECK(gbps(bytes, simulate(t, Schedule{{pairs_step(t, {{0, 1}}, bytes)}}, o).time_us, o.latency_us) ==
+            doctest::Approx(gen5));
+    }
+  }
+}
+
+// Known miss, kept visible: with pcie.gen5 = 48 the model is 9-14 % below
+// the measured 53-56 (source above the across-sockets case) under both models, in a switch and
+// through a root complex. The fix is the table's figure (about 54, the
+// measurements' middle), which the lead decides: it changes every catalog's
+// defaults and the Gen5 platforms. should_fail: when the figure moves into
+// 53-56 +- 5 % this case passes, doctest reports it, and the decorator goes.
+TEST_CASE("known miss: Gen5 peer-to-peer inside a socket reads 48 against the measured 53-56" *
+          doctest::should_fail()) {
+  for (const char* shape : {"[g2]|[g2]", "g2|g2"}) {
+    CAPTURE(shape);
+    SyntheticOptions so;
+    so.pcie_gen = 5;
+    so.cpu_family = "intel_emerald_rapids";
+    const Topology t = make_node_from_shape(shape, so);
+    const double bytes = 256e6;
+    for (const auto& [name, o] : both_models()) {
+      CAPTURE(name);
+      const double rate = gbps(bytes, simulate(t, Schedule{{pairs_step(t, {{0, 1}}, bytes)}}, o).time_us, o.latency_us);
+      CHECK(rate >= 53.0 * 0.95);
+      CHECK(rate <= 56.0 * 1.05);
+    }
+  }
+}
+
+namespace {
+
+// DeepEP's PCIe mode (deepseek-ai/DeepEP docs/README_PCIe.md): on H20 with
+// NVLink disabled, one ConnectX-7 per GPU, 4096 tokens, hidden 7168, top-k 8,
+// 24 SMs, dispatch (FP8) 53.01 GB/s at EP 8 and 47.98 GB/s at EP 16. The
+// benchmark is the test that README names, tests/test_normal_without_nvl.py
+// (defaults: 4096 tokens, hidden 7168, top-k 8, 256 experts):
+//   * experts: topk_idx = topk(random scores, 8), a uniformly random set of
+//     8 distinct experts of 256 per token; expert e lives on rank
+//     e / (256 / ranks);
+//   * bytes: num_rdma_token_sent = the (token, destination rank) pairs,
+//     each rank counted once per token *and the sending rank itself
+//     included*, times hidden x 2 x fp8_factor, fp8_factor = (1 + 4/128) / 2:
+//     7168 FP8 bytes plus 56 float scales = 7392 bytes per pair (the tuned
+//     dispatch runs cached, without top-k fields: csrc/kernels/pcie.cu's
+//     get_num_bytes_per_pcie_token is then the same 7392);
+//   * time: the mean time of one dispatch kernel (bench), printed by rank 0:
+//     GB/s = bytes / 1e9 / t.
+// What moves: pcie.cu's dispatch_pcie writes a token for its own rank
+// straight into its own receive buffer and posts an RDMA put only for
+// dst != rank; every other rank, inside the node too, is an IBGDA put
+// through the sender's NIC to the receiver's (one GPU one NIC: out of the
+// sender's port, through the fabric switch, into the receiver's NIC). So
+// the demand below holds the off-diagonal pairs, and the bandwidth divides
+// the bytes of all pairs, the self ones included, as DeepEP does.
+// Combine sends each pair's token back in BF16 (hidden x 2 = 14336 bytes,
+// the figure DeepEP divides) with its 8 float top-k weights (pcie.cu's
+// combine_pcie: get_num_bytes_per_pcie_token(hidden_int4, 0, 0, num_topk),
+// 14368 bytes that move).
+constexpr double kDispatchBytes = 7168 + 7168 / 128 * 4;  // FP8 + scales: 7392, moved and counted
+constexpr double kCombineCountedBytes = 7168 * 2;          // 14336
+constexpr double kCombineMovedBytes = 7168 * 2 + 8 * 4;    // 14368
+
+struct DeepEpTraffic {
+  Demand demand;             // bytes that cross the NICs: s -> d, d != s
+  double counted_bytes = 0;  // what rank 0's benchmark divides (its self pairs included)
+};
+
+// tokens[s * ranks + d]: rank s's tokens with an expert on rank d (d == s
+// included), as test_normal_without_nvl.py draws them.
+std::vector<double> deepep_token_pairs(std::size_t ranks, std::uint64_t seed) {
+  constexpr std::size_t kTokens = 4096, kExperts = 256, kTopK = 8;
+  const std::size_t experts_per_rank = kExperts / ranks;
+  std::vector<double> tokens(ranks * ranks, 0.0);
+  Prng rng(seed);
+  std::vector<std::size_t> experts(kExperts);
+  std::vector<char> hit(ranks);
+  for (std::size_t s = 0; s < ranks; ++s) {
+    for (std::size_t token = 0; token < kTokens; ++token) {
+      std::iota(experts.begin(), experts.end(), std::size_t{0});
+      std::fill(hit.begin(), hit.end(), 0);
+      for (std::size_t i = 0; i < kTopK; ++i) {  // a uniform k-subset (partial Fisher-Yates)
+        std::swap(experts[i], experts[i + rng.below(kExperts - i)]);
+        hit[experts[i] / experts_per_rank] = 1;
+      }
+      for (std::size_t d = 0; d < ranks; ++d) tokens[s * ranks + d] += hit[d];
+    }
+  }
+  return tokens;
+}
+
+DeepEpTraffic deepep_dispatch(std::size_t ranks, const std::vector<double>& tokens) {
+  DeepEpTraffic out{Demand(ranks), 0.0};
+  for (std::size_t s = 0; s < ranks; ++s)
+    for (std::size_t d = 0; d < ranks; ++d)
+      if (d != s) out.demand.set(s, d, tokens[s * ranks + d] * kDispatchBytes);
+  for (std::size_t d = 0; d < ranks; ++d) out.counted_bytes += tokens[d] * kDispatchBytes;
+  return out;
+}
+
+// Every rank returns what it received: the transpose, in BF16.
+DeepEpTraffic deepep_combine(std::size_t ranks, const std::vector<double>& tokens) {
+  DeepEpTraffic out{Demand(ranks), 0.0};
+  for (std::size_t s = 0; s < ranks; ++s)
+    for (std::size_t d = 0; d < ranks; ++d)
+      if (d != s) out.demand.set(d, s, tokens[s * ranks + d] * kCombineMovedBytes);
+  for (std::size_t d = 0; d < ranks; ++d) out.counted_bytes += tokens[d] * kCombineCountedBytes;
+  return out;
+}
+
+Topology platform_cluster(const std::string& cluster_file) {
+  return expand_cluster(load_cluster_spec(std::string(VP_FIXTURES_DIR) + "/platforms/" + cluster_file, nullptr, {}));
+}
+
+struct DeepEpCase {
+  const char* cluster;
+  std::size_t ep;
+  double dispatch_gbps, combine_gbps;  // published
+};
+
+const DeepEpCase kDeepEpCases[] = {{"hgx-h20-8cx7-1n-switch.cluster.json", 8, 53.01, 53.67},
+                                   {"hgx-h20-8cx7-2n-switch.cluster.json", 16, 47.98, 49.48}};
+
+struct DeepEpFigures {
+  double dispatch_gbps, combine_gbps;
+};
+
+// DeepEP's two bandwidths for the deepep_pcie schedule on the case's cluster.
+DeepEpFigures deepep_figures(const DeepEpCase& c, const SimOptions& o) {
+  const Topology t = platform_cluster(c.cluster);
+  REQUIRE(t.gpus.size() == c.ep);
+  const std::vector<double> tokens = deepep_token_pairs(c.ep, 1);
+  auto gbps = [&](const DeepEpTraffic& x) {
+    return x.counted_bytes / (simulate(t, deepep_pcie_schedule(t, x.demand), o).time_us * 1e3);
+  };
+  return {gbps(deepep_dispatch(c.ep, tokens)), gbps(deepep_combine(c.ep, tokens))};
+}
+
+bool within_5pct(double got, double published) { return std::abs(got / published - 1.0) <= 0.05; }
+
+}  // namespace
+
+TEST_CASE("DeepEP PCIe mode on H20 under the ideal model: at or above every figure, EP 16 dispatch 6 % above") {
+  // The ideal model loses nothing, so it may not fall below a measurement:
+  // a figure above it would mean a missing capacity or bytes counted wrong
+  // (counting only the bytes that move, without DeepEP's self pairs, gives
+  // 7/8 and 15/16 of these figures: below 53.01). Nothing in it depends on
+  // the number of peers, so EP 16 differs from EP 8 only by its smaller
+  // share of self pairs (1/16 against 1/8): GPU link 48 GB/s (pcie.gen5)
+  // x 8/7 = 54.9 and x 16/15 = 51.2 before latency and the spread of pair
+  // sizes. DeepEP measured 10 % less at EP 16 than at EP 8 (dispatch); the
+  // ideal model gives 6 %, so EP 16 dispatch lands 5.9 % above: outside 5 %.
+  for (const DeepEpCase& c : kDeepEpCases) {
+    CAPTURE(c.ep);
+    const DeepEpFigures f = deepep_figures(c, SimOptions{});
+    MESSAGE("ideal, EP ", c.ep, ": dispatch ", f.dispatch_gbps, " GB/s (DeepEP: ", c.dispatch_gbps, "), combine ",
+            f.combine_gbps, " GB/s (DeepEP: ", c.combine_gbps, ")");
+    CHECK(f.dispatch_gbps >= c.dispatch_gbps);
+    CHECK(f.combine_gbps >= c.combine_gbps);
+    CHECK(within_5pct(f.combine_gbps, c.combine_gbps));
+    if (c.ep == 8) CHECK(within_5pct(f.dispatch_gbps, c.dispatch_gbps));
+  }
+}
+
+TEST_CASE("DeepEP PCIe mode on H20 under the committed contention table: EP 8 within 5 %") {
+  // Every pair runs at once (7 or 15 per NIC), so every GPU link and NIC
+  // port is crowded and charged: the per-chunk cost on every link and the
+  // NIC curve on the NIC ports. EP 16 is the known miss below.
+  SimOptions o;
+  o.contention = sim_cli::read_contention_file(VP_CONTENTION_TABLE);
+  for (const DeepEpCase& c : kDeepEpCases) {
+    CAPTURE(c.ep);
+    const DeepEpFigures f = deepep_figures(c, o), ideal = deepep_figures(c, SimOptions{});
+    MESSAGE("contention, EP ", c.ep, ": dispatch ", f.dispatch_gbps, " GB/s (DeepEP: ", c.dispatch_gbps,
+            "), combine ", f.combine_gbps, " GB/s (DeepEP: ", c.combine_gbps, ")");
+    CHECK(f.dispatch_gbps < ideal.dispatch_gbps);  // the model only charges
+    CHECK(f.combine_gbps < ideal.combine_gbps);
+    if (c.ep == 8) {
+      CHECK(within_5pct(f.dispatch_gbps, c.dispatch_gbps));
+      CHECK(within_5pct(f.combine_gbps, c.combine_gbps));
+    }
+  }
+}
+
+// Known miss, kept visible: under the committed table (nic.slope 0.01,
+// chunk.overhead_us 0.1) EP 16 reads 44.8 against 47.98 (dispatch, -6.6 %)
+// and 44.7 against 49.48 (combine). With the per-chunk cost at 0.1 us the
+// two dispatch figures are both within 5 % for nic.slope <= 0.0085 (and
+// <= 0.0059 with the combine figures too); the parameters are not tuned
+// here (the table's values are the lead's, each change with a source).
+// should_fail: when the table moves into that range this test case starts
+// to pass, doctest reports it, and the decorator goes.
+TEST_CASE("known miss: DeepEP PCIe mode on H20, EP 16 under the committed contention table" *
+          doctest::should_fail()) {
+  SimOptions o;
+  o.contention = sim_cli::read_contention_file(VP_CONTENTION_TABLE);
+  const DeepEpFigures f = deepep_figures(kDeepEpCases[1], o);
+  CHECK(within_5pct(f.dispatch_gbps, kDeepEpCases[1].dispatch_gbps));
+  CHECK(within_5pct(f.combine_gbps, kDeepEpCases[1].combine_gbps));
+}
+
+TEST_CASE("DeepEP PCIe mode on H20: a NIC slope fitted to these figures reproduces all four within 5 %") {
+  // FITTED: nic.slope = 0.004 is chosen from these same four figures (with
+  // the committed chunk.overhead_us 0.1 and nic.floor 0.5), so this case
+  // shows only that the table's mechanisms, as the model counts k (7 or 15
+  // transfers on a NIC port), can reproduce all four at once; it is no
+  // independent evidence for the value. The data do not even ask for a NIC
+  // slope: with chunk.overhead_us 0.1 any nic.slope in [0, 0.0059] fits.
+  SimOptions o;
+  o.contention = sim_cli::read_contention_file(VP_CONTENTION_TABLE);
+  o.contention.nic.slope = 0.004;
+  for (const DeepEpCase& c : kDeepEpCases) {
+    CAPTURE(c.ep);
+    const DeepEpFigures f = deepep_figures(c, o);
+    MESSAGE("fitted nic.slope 0.004, EP ", c.ep, ": dispatch ", f.dispatch_gbps, " GB/s (DeepEP: ", c.dispatch_gbps,
+            "), combine ", f.combine_gbps, " GB/s (DeepEP: ", c.combine_gbps, ")");
+    CHECK(within_5pct(f.dispatch_gbps, c.dispatch_gbps));
+    CHECK(within_5pct(f.combine_gbps, c.combine_gbps));
   }
 }
