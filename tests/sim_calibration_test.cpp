@@ -359,10 +359,15 @@ TEST_CASE("DeepEP PCIe mode on H20 under the ideal model: at or above every figu
   }
 }
 
-TEST_CASE("DeepEP PCIe mode on H20 under the committed contention table: EP 8 within 5 %") {
+TEST_CASE("DeepEP PCIe mode on H20 under the committed contention table: all four figures within 5 %") {
   // Every pair runs at once (7 or 15 per NIC), so every GPU link and NIC
   // port is crowded and charged: the per-chunk cost on every link and the
-  // NIC curve on the NIC ports. EP 16 is the known miss below.
+  // NIC curve on the NIC ports. The table's nic.slope (0.004) was set from
+  // these same four figures (with chunk.overhead_us 0.1 and nic.floor 0.5),
+  // so this case checks that the table stays consistent with them; it is no
+  // independent evidence for the value (the figures do not separate a
+  // per-connection loss from a constant one: slope 0 with the chunk cost
+  // alone fits the dispatch figures too, see below).
   SimOptions o;
   o.contention = sim_cli::read_contention_file(VP_CONTENTION_TABLE);
   for (const DeepEpCase& c : kDeepEpCases) {
@@ -372,46 +377,26 @@ TEST_CASE("DeepEP PCIe mode on H20 under the committed contention table: EP 8 wi
             "), combine ", f.combine_gbps, " GB/s (DeepEP: ", c.combine_gbps, ")");
     CHECK(f.dispatch_gbps < ideal.dispatch_gbps);  // the model only charges
     CHECK(f.combine_gbps < ideal.combine_gbps);
-    if (c.ep == 8) {
-      CHECK(within_5pct(f.dispatch_gbps, c.dispatch_gbps));
-      CHECK(within_5pct(f.combine_gbps, c.combine_gbps));
-    }
-  }
-}
-
-// Known miss, kept visible: under the committed table (nic.slope 0.01,
-// chunk.overhead_us 0.1) EP 16 reads 44.8 against 47.98 (dispatch, -6.6 %)
-// and 44.7 against 49.48 (combine). With the per-chunk cost at 0.1 us the
-// two dispatch figures are both within 5 % for nic.slope <= 0.0085 (and
-// <= 0.0059 with the combine figures too); the parameters are not tuned
-// here (the table's values are the lead's, each change with a source).
-// should_fail: when the table moves into that range this test case starts
-// to pass, doctest reports it, and the decorator goes.
-TEST_CASE("known miss: DeepEP PCIe mode on H20, EP 16 under the committed contention table" *
-          doctest::should_fail()) {
-  SimOptions o;
-  o.contention = sim_cli::read_contention_file(VP_CONTENTION_TABLE);
-  const DeepEpFigures f = deepep_figures(kDeepEpCases[1], o);
-  CHECK(within_5pct(f.dispatch_gbps, kDeepEpCases[1].dispatch_gbps));
-  CHECK(within_5pct(f.combine_gbps, kDeepEpCases[1].combine_gbps));
-}
-
-TEST_CASE("DeepEP PCIe mode on H20: a NIC slope fitted to these figures reproduces all four within 5 %") {
-  // FITTED: nic.slope = 0.004 is chosen from these same four figures (with
-  // the committed chunk.overhead_us 0.1 and nic.floor 0.5), so this case
-  // shows only that the table's mechanisms, as the model counts k (7 or 15
-  // transfers on a NIC port), can reproduce all four at once; it is no
-  // independent evidence for the value. The data do not even ask for a NIC
-  // slope: with chunk.overhead_us 0.1 any nic.slope in [0, 0.0059] fits.
-  SimOptions o;
-  o.contention = sim_cli::read_contention_file(VP_CONTENTION_TABLE);
-  o.contention.nic.slope = 0.004;
-  for (const DeepEpCase& c : kDeepEpCases) {
-    CAPTURE(c.ep);
-    const DeepEpFigures f = deepep_figures(c, o);
-    MESSAGE("fitted nic.slope 0.004, EP ", c.ep, ": dispatch ", f.dispatch_gbps, " GB/s (DeepEP: ", c.dispatch_gbps,
-            "), combine ", f.combine_gbps, " GB/s (DeepEP: ", c.combine_gbps, ")");
     CHECK(within_5pct(f.dispatch_gbps, c.dispatch_gbps));
     CHECK(within_5pct(f.combine_gbps, c.combine_gbps));
   }
+}
+
+TEST_CASE("DeepEP PCIe mode on H20: both dispatch figures hold within 5 % over the NIC slope's sweep") {
+  // The sweep of nic.slope in docs/evaluation.md runs from 0 to 0.0085, the
+  // range in which both dispatch figures stay within 5 % (chunk.overhead_us
+  // 0.1; with the combine figures too the range ends at 0.0059). Under the
+  // earlier placeholder 0.01, EP 16 read 44.8 against 47.98 (-6.6 %).
+  SimOptions o;
+  o.contention = sim_cli::read_contention_file(VP_CONTENTION_TABLE);
+  for (double slope : {0.0, 0.0085}) {
+    o.contention.nic.slope = slope;
+    for (const DeepEpCase& c : kDeepEpCases) {
+      CAPTURE(slope);
+      CAPTURE(c.ep);
+      CHECK(within_5pct(deepep_figures(c, o).dispatch_gbps, c.dispatch_gbps));
+    }
+  }
+  o.contention.nic.slope = 0.01;
+  CHECK_FALSE(within_5pct(deepep_figures(kDeepEpCases[1], o).dispatch_gbps, kDeepEpCases[1].dispatch_gbps));
 }

@@ -129,8 +129,13 @@ class StepBuilder {
   detail::Degradation degradation(std::uint32_t key, double capacity) const {
     detail::Degradation g;
     const EfficiencyCurve* curve = nullptr;
+    EfficiencyCurve family;
     if (key >= t_.links.size()) {
       curve = &model_.forwarder;
+      if (const FamilyCurve* f = family_of(static_cast<ComponentId>(key - t_.links.size()))) {
+        family = EfficiencyCurve{model_.forwarder.on, f->slope, f->floor};
+        curve = &family;
+      }
     } else {
       const Link& l = t_.links[key];
       const bool nic_end = t_.components[l.src].kind == ComponentKind::nic || t_.components[l.dst].kind == ComponentKind::nic;
@@ -139,6 +144,18 @@ class StepBuilder {
     if (curve && curve->on) g.slope = curve->slope, g.floor = curve->floor;
     if (model_.chunk_on) g.chunk_factor = model_.chunk_bytes / (model_.chunk_bytes + model_.chunk_overhead_us * capacity);
     return g;
+  }
+
+  // The CPU family curve of forwarder c: by the model of its socket (c
+  // itself, or the cpu its parents lead to); nullptr when none matches.
+  const FamilyCurve* family_of(ComponentId c) const {
+    if (model_.forwarder_families.empty()) return nullptr;
+    for (std::size_t steps = 0; c != kNone && t_.components[c].kind != ComponentKind::cpu && steps < t_.components.size(); ++steps)
+      c = t_.components[c].parent;
+    if (c == kNone || t_.components[c].kind != ComponentKind::cpu) return nullptr;
+    for (const FamilyCurve& f : model_.forwarder_families)
+      if (t_.components[c].model.find(f.match) != std::string::npos) return &f;
+    return nullptr;
   }
 
   const Topology& t_;
@@ -162,6 +179,10 @@ void check_contention_model(const ContentionModel& m) {
       throw std::invalid_argument(fmt::format("contention: {}.floor must be in (0, 1], got {}", name, c.floor));
   };
   curve(m.forwarder, "forwarder");
+  for (const FamilyCurve& f : m.forwarder_families) {
+    if (f.match.empty()) throw std::invalid_argument("contention: forwarder.families: a family needs a non-empty match");
+    curve(EfficiencyCurve{true, f.slope, f.floor}, ("forwarder.families[" + f.match + "]").c_str());
+  }
   curve(m.nic, "nic");
   if (!(m.chunk_bytes > 0) || !std::isfinite(m.chunk_bytes))
     throw std::invalid_argument(fmt::format("contention: chunk.bytes must be finite and > 0, got {}", m.chunk_bytes));

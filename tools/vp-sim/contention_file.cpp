@@ -83,6 +83,19 @@ sim::ContentionModel read_contention_file(const std::string& path) {
   sim::ContentionModel m;
   m.enabled = true;
   m.forwarder = r.curve(root, "forwarder");
+  if (auto families = root["forwarder"].find("families"); families != root["forwarder"].end()) {
+    if (!families->is_array()) r.fail("forwarder.families: must be an array");
+    for (std::size_t i = 0; i < families->size(); ++i) {
+      const json& f = (*families)[i];
+      const std::string where = fmt::format("forwarder.families[{}]", i);
+      if (!f.is_object()) r.fail(where + ": must be an object");
+      auto match = f.find("match");
+      if (match == f.end() || !match->is_string() || match->get<std::string>().empty())
+        r.fail(where + ".match: must be a non-empty string (a substring of the socket's model)");
+      m.forwarder_families.push_back(
+          {match->get<std::string>(), r.value(f, "slope", where, 0.0, false, 1e300), r.value(f, "floor", where, 0.0, true, 1.0)});
+    }
+  }
   m.nic = r.curve(root, "nic");
   if (root.contains("port_arbitration")) {
     const json& arbitration = r.object(root, "port_arbitration", "");

@@ -107,6 +107,12 @@ ordered_json header(const RunInfo& info, std::size_t calls) {
     ordered_json c;
     c["file"] = info.contention_file;
     c["forwarder"] = curve(m.forwarder);
+    if (!m.forwarder_families.empty()) {
+      ordered_json families = ordered_json::array();
+      for (const sim::FamilyCurve& f : m.forwarder_families)
+        families.push_back(ordered_json{{"match", f.match}, {"slope", f.slope}, {"floor", f.floor}});
+      c["forwarder"]["families"] = families;
+    }
     c["nic"] = curve(m.nic);
     c["chunk"] = ordered_json{{"on", m.chunk_on}, {"bytes", m.chunk_bytes}, {"overhead_us", m.chunk_overhead_us}};
     c["port_arbitration"] = ordered_json{{"on", m.port_arbitration}};

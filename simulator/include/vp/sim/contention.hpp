@@ -22,7 +22,9 @@
 //
 // Mechanisms:
 //   * forwarder efficiency: a component with a forwarding capacity (a root
-//     complex, a socket's inter-socket path) carrying k peer-to-peer flows;
+//     complex, a socket's inter-socket path) carrying k peer-to-peer flows,
+//     with the curve of its CPU family (the first family whose `match` the
+//     model of the component's socket contains), else the default curve;
 //   * NIC concurrency / incast: a NIC's network links, out (q connections)
 //     and in (k incoming flows);
 //   * per-chunk cost: every degraded link and forwarder.
@@ -38,6 +40,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace vp::sim {
 
@@ -47,9 +50,16 @@ struct EfficiencyCurve {
   double floor = 1.0;  // in (0, 1]: eta never below it
 };
 
+// The forwarder curve of one CPU family (its `on` is the forwarder's).
+struct FamilyCurve {
+  std::string match;  // a substring of the socket's model: "AMD EPYC", "Intel(R) Xeon(R)"
+  double slope = 0.0, floor = 1.0;
+};
+
 struct ContentionModel {
   bool enabled = false;  // false: the ideal model, whatever the rest says
   EfficiencyCurve forwarder, nic;
+  std::vector<FamilyCurve> forwarder_families;  // first match wins; none: `forwarder` for every family
   bool port_arbitration = false;
   bool chunk_on = false;
   double chunk_bytes = 524288.0;   // > 0
