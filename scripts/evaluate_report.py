@@ -488,7 +488,9 @@ def main():
     w("")
     w("Per platform and workload; the bound in µs and the cut that attains it (for the drift sequence: the "
       "sum of the 50 bounds, the largest call's cut, and each scheduler's mean ratio with its worst call in "
-      "brackets). Bold: the best scheduler of the row.")
+      "brackets). Bold: the best scheduler of the row. *Route bound*: the bound of the schedules that send "
+      "every byte once on its default route (fan-out, NCCL, SpreadOut; [simulator.md](simulator.md) \"Route "
+      "bound\"), never below the cut bound, and fan-out's time over it (for the drift sequence: over the sum).")
     w("")
     for p in platforms:
         prow = [r for r in rows if r[0] == p]
@@ -498,8 +500,9 @@ def main():
         w("")
         w(f"![time / bound on {p}](evaluation/ratio-{p}.svg)")
         w("")
-        w("| workload | bound µs | cut | " + " | ".join(LABEL[s] for s in SCHEDULERS) + " |")
-        w("|---|---|---|" + "---|" * len(SCHEDULERS))
+        w("| workload | bound µs | cut | route bound µs | fan-out / route bound | "
+          + " | ".join(LABEL[s] for s in SCHEDULERS) + " |")
+        w("|---|---|---|---|---|" + "---|" * len(SCHEDULERS))
         for r in prow:
             doc = cases[r]
             best = min(SCHEDULERS, key=lambda s: doc["results"][s]["time_us"])
@@ -510,8 +513,9 @@ def main():
                     c += f" ({fmt_ratio(worst_ratio(doc, s))})"
                 cells.append(f"**{c}**" if s == best else c)
             w(f"| {workload_key(r[1])[1]} | {doc['lower_bound_us']:.0f} | {doc['bound_cut']['name']} | "
+              f"{doc['route_bound_us']:.0f} | {fmt_ratio(doc['results']['fanout'].get('ratio_to_route_bound'))} | "
               + " | ".join(cells) + " |")
-        w("| **mean** | | | " + " | ".join(f"{mean([case_ratio(cases[r], s) for r in prow]):.2f}"
+        w("| **mean** | | | | | " + " | ".join(f"{mean([case_ratio(cases[r], s) for r in prow]):.2f}"
                                           for s in SCHEDULERS) + " |")
         w("")
         bar_chart(os.path.join(chart_dir, f"ratio-{p}.svg"), f"time / lower bound: {PLATFORM_TEXT.get(p, p)}",

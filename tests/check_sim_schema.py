@@ -5,7 +5,8 @@
 
 Builds a 2-node catalog with vp-analyze, runs vp-sim on a generated
 workload (under both models), a drift sequence, a sparse demand file and an
-empty one, and validates each output (JSON Schema 2020-12); validates the
+empty one, and validates each output (JSON Schema 2020-12) and that its
+route bound is at or above its graph bound, call by call; validates the
 committed contention table (simulator/contention.json) against
 schemas/contention.schema.json. Exit 0 when all validate, 1
 otherwise. A missing jsonschema module is a failure: install
@@ -72,6 +73,13 @@ def main():
             for e in errors:
                 print(f"{name}: {'/'.join(map(str, e.absolute_path))}: {e.message}")
             failures += len(errors)
+            # What the schema cannot say: the route bound is never below the
+            # graph bound, call by call.
+            for k, case in enumerate(doc.get("per_call", [doc])):
+                if case["route_bound_us"] < case["lower_bound_us"] * (1 - 1e-12):
+                    print(f"{name}: call {k}: route_bound_us {case['route_bound_us']} is below lower_bound_us "
+                          f"{case['lower_bound_us']}")
+                    failures += 1
             print(f"{name}: {len(doc['results'])} schedulers, {'ok' if not errors else 'INVALID'}")
         # The schema must reject what vp-sim must never print.
         bad = json.loads(subprocess.run([vp_sim, "--catalog", catalog, *runs["uniform"], "--json"],
@@ -79,6 +87,17 @@ def main():
         bad["results"]["fanout"]["ratio_to_bound"] = 0.5
         if validator.is_valid(bad):
             print("a ratio below the bound validates")
+            failures += 1
+        bad = json.loads(subprocess.run([vp_sim, "--catalog", catalog, *runs["uniform"], "--json"],
+                                        capture_output=True, text=True, check=True).stdout)
+        bad["results"]["nccl"]["ratio_to_route_bound"] = 0.5
+        if validator.is_valid(bad):
+            print("a ratio below the route bound validates")
+            failures += 1
+        del bad["route_bound_us"]
+        bad["results"]["nccl"]["ratio_to_route_bound"] = 1.5
+        if validator.is_valid(bad):
+            print("a document without route_bound_us validates")
             failures += 1
     return 1 if failures else 0
 

@@ -1,8 +1,13 @@
-// The cut lower bound on hand-computed cases, and against simulated schedules.
+// The cut lower bound and the route bound of the direct-route schedulers on
+// hand-computed cases, and against simulated schedules.
 #include <doctest/doctest.h>
 
+#include <map>
+
+#include "contention_file.hpp"
 #include "vp/sim/baselines.hpp"
 #include "vp/sim/lower_bound.hpp"
+#include "vp/sim/route_bound.hpp"
 #include "vp/sim/simulate.hpp"
 #include "vp/sim/workloads.hpp"
 #include "vp/topology/cluster.hpp"
@@ -232,4 +237,162 @@ TEST_CASE("no baseline beats the bound") {
     CHECK(simulate(t, fast_schedule(t, d)).time_us >= bound);
     CHECK(simulate(t, deepep_nvlink_style_schedule(t, d)).time_us >= bound);
   }
+}
+
+// ---- the route bound (route_bound.hpp) ---------------------------------------
+
+namespace {
+
+// The fixture platforms (fixtures/platforms/): each node type alone, each
+// 4-node cluster file, and the suite's server on small rail and leaf/spine
+// fabrics (the 16- and 32-node files have the same shapes, too big to
+// simulate here under ASan).
+const std::map<std::string, Topology>& fixture_platforms() {
+  static const std::map<std::string, Topology> out = [] {
+    const std::string root = VP_FIXTURES_DIR;
+    ImportOptions io;
+    io.cluster_root = root;  // the MI300X description names ../real/hwloc-xml/
+    auto node = [&](const std::string& rel) { return import_topology(root + "/" + rel, InputFormat::auto_detect, io); };
+    auto cluster = [&](const std::string& rel) {
+      return expand_cluster(load_cluster_spec(root + "/platforms/" + rel, nullptr, io));
+    };
+    std::map<std::string, Topology> m;
+    m["pcie-gen4-2s4sw8g"] = node("platforms/pcie-gen4-2s4sw8g.json");
+    m["aws-g5-48xl"] = node("platforms/aws-g5-48xl.json");
+    m["aws-g6-48xl"] = node("platforms/aws-g6-48xl.json");
+    m["mi300x"] = node("real/hwloc-xml/rixl-mi300x-topo.xml");
+    m["pcie-gen4-2s4sw8g-4n-switch"] = cluster("pcie-gen4-2s4sw8g-4n-switch.cluster.json");
+    m["aws-g5-48xl-4n-switch"] = cluster("aws-g5-48xl-4n-switch.cluster.json");
+    m["aws-g6-48xl-4n-switch"] = cluster("aws-g6-48xl-4n-switch.cluster.json");
+    m["mi300x-4n-switch"] = cluster("mi300x-4n-switch.cluster.json");
+    const Topology& server = m["pcie-gen4-2s4sw8g"];
+    m["pcie-gen4-2s4sw8g-3n-rail"] = expand_cluster(cluster_from_shortcut(server, 3, FabricKind::rail, 0, 1.0));
+    m["pcie-gen4-2s4sw8g-4n-leafspine2to1"] =
+        expand_cluster(cluster_from_shortcut(server, 4, FabricKind::leaf_spine, 2, 2.0));
+    return m;
+  }();
+  return out;
+}
+
+std::vector<std::pair<std::string, Demand>> suite_demands(std::size_t n) {
+  MoeOptions moe;
+  moe.tokens_per_gpu = 256;
+  moe.zipf_exponent = 1.2;
+  return {{"uniform", uniform_demand(n, 1e6)},
+          {"hotspot", hot_spot_demand(n, 1e6, n / 3)},
+          {"moe", moe_dispatch_demand(n, moe)}};
+}
+
+}  // namespace
+
+TEST_CASE("the route bound: a switch's NIC link that the default routes crowd, where relays could go around") {
+  // Two nodes of kServer on one switch. node0's gpu0 and gpu1 (both under
+  // pcie_switch0, beside nic0) each send 60e3 bytes to each of node1's 8
+  // GPUs: 960e3 bytes, and every one of them takes the default route
+  // through the nearest NIC, nic0 (its PCIe link at 24 GB/s: 40 us).
+  Topology node = make_node_from_shape(kServer, {});
+  Topology t = expand_cluster(cluster_from_shortcut(node, 2, FabricKind::single_switch, 0, 1.0));
+  Demand d(16);
+  for (std::size_t s : {0, 1})
+    for (std::size_t r = 8; r < 16; ++r) d.set(s, r, 60e3);
+  const LowerBound route = direct_route_bound(t, d, no_latency());
+  CHECK(route.cut.name == "node0/pcie_switch0 -> node0/nic0 link");
+  CHECK(route.cut.bytes == 960e3);
+  CHECK(route.cut.gbps == 24.0);
+  CHECK(route.time_us == doctest::Approx(40.0));
+  // The graph bound lets a relay avoid nic0 (gpu0 -> gpu2 over PCIe, out
+  // through nic1; or out through the root complex to another switch's
+  // NIC): only each GPU's own up-link holds, 480e3 bytes at 24 GB/s, 20 us;
+  // switch0's subtree sends its 960e3 bytes through its up-link and nic0's
+  // network link (49 GB/s), node0's NICs through 4 x 24 GB/s.
+  const LowerBound graph = lower_bound(t, d, no_latency());
+  CHECK(graph.cut.name == "node0/gpu0 up-link");
+  CHECK(graph.time_us == doctest::Approx(20.0));
+  // Fan-out meets the route bound: 16 flows share nic0's PCIe link, 1.5
+  // GB/s each, and nothing else is tighter.
+  SimOptions o;
+  o.latency_us = 0;
+  o.completion_epsilon = 0;
+  CHECK(simulate(t, fanout_schedule(t, d), o).time_us == doctest::Approx(40.0));
+  // With the start-up latency, like the graph bound: one latency on top.
+  CHECK(direct_route_bound(t, d).time_us == doctest::Approx(45.0));
+}
+
+TEST_CASE("the route bound charges a root complex its default routes transit") {
+  // gpu0 (pcie_switch0) <-> gpu2 (pcie_switch1): both routes cross
+  // host_bridge0, whose 24 GB/s forwarding carries both directions (the
+  // links each carry one): 96e3 bytes, 4 us.
+  Topology t = make_node_from_shape(kServer, {});
+  Demand d(8);
+  d.set(0, 2, 48e3);
+  d.set(2, 0, 48e3);
+  const LowerBound b = direct_route_bound(t, d, no_latency());
+  CHECK(b.cut.name == "host_bridge0 forwarding");
+  CHECK(b.cut.bytes == 96e3);
+  CHECK(b.time_us == doctest::Approx(4.0));
+}
+
+TEST_CASE("the route bound is the simulated time of one transfer alone, on every fixture platform") {
+  // One pair at a time: fan-out's single transfer runs at the smallest
+  // capacity the simulator charges along its route, which is what the route
+  // bound finds: the two agree on which resources a default route uses.
+  SimOptions o;
+  o.latency_us = 0;
+  o.completion_epsilon = 0;
+  for (const auto& [name, t] : fixture_platforms()) {
+    CAPTURE(name);
+    const std::size_t n = t.gpus.size();
+    // Every pair of one node; in a cluster (nodes alike), from each GPU of
+    // the first node to every third GPU, every local index and node reached.
+    std::size_t first = 0;
+    while (first < n && t.components[t.gpus[first]].node == t.components[t.gpus[0]].node) ++first;
+    const std::size_t step = first < n ? 3 : 1;
+    for (std::size_t s = 0; s < first; ++s) {
+      for (std::size_t r = 0; r < n; ++r) {
+        if (s == r || (r + s) % step != 0) continue;
+        CAPTURE(s);
+        CAPTURE(r);
+        Demand d(n);
+        d.set(s, r, 1e6);
+        const LowerBound b = direct_route_bound(t, d, no_latency());
+        CHECK(simulate(t, fanout_schedule(t, d), o).time_us == doctest::Approx(b.time_us).epsilon(1e-12));
+      }
+    }
+  }
+}
+
+TEST_CASE("the route bound lies between the graph bound and every direct-route baseline, on every fixture platform") {
+  SimOptions ideal;
+  SimOptions contention;
+  contention.contention = sim_cli::read_contention_file(VP_CONTENTION_TABLE);
+  REQUIRE(contention.contention.enabled);
+  for (const auto& [name, t] : fixture_platforms()) {
+    for (const auto& [workload, d] : suite_demands(t.gpus.size())) {
+      CAPTURE(name);
+      CAPTURE(workload);
+      const LowerBound graph = lower_bound(t, d);
+      const LowerBound route = direct_route_bound(t, d);
+      CAPTURE(graph.cut.name);
+      CAPTURE(route.cut.name);
+      // A theorem for direct routes (route_bound.hpp).
+      CHECK(route.time_us >= graph.time_us * (1 - 1e-12));
+      for (const Schedule& s : {fanout_schedule(t, d), nccl_schedule(t, d), spreadout_schedule(t, d)}) {
+        CHECK(simulate(t, s, ideal).time_us >= route.time_us * (1 - 1e-9));
+        CHECK(simulate(t, s, contention).time_us >= route.time_us * (1 - 1e-9));
+      }
+    }
+  }
+}
+
+TEST_CASE("the route bound: an empty demand needs no time; a demand must fit; the latency must be valid") {
+  Topology t = make_node_from_shape(kServer, {});
+  const LowerBound b = direct_route_bound(t, Demand(8));
+  CHECK(b.time_us == 0.0);
+  CHECK(b.cut.name.empty());
+  CHECK_THROWS_WITH_AS(direct_route_bound(t, Demand(4)), "demand: the demand is 4 x 4 but the topology has 8 GPUs",
+                       InputError);
+  BoundOptions bad;
+  bad.latency_us = -1;
+  CHECK_THROWS_WITH_AS(direct_route_bound(t, uniform_demand(8, 1), bad),
+                       "direct_route_bound: latency_us must be finite and >= 0, got -1", std::invalid_argument);
 }

@@ -65,6 +65,32 @@ TEST_CASE("vp-sim --json: the bound, its cut, and every scheduler checked and at
                                        "deepep_pcie"});
 }
 
+TEST_CASE("vp-sim --json: the route bound beside the graph bound, and the direct-route schedulers over it") {
+  Files f;
+  const RunResult r = f.sim("--workload hotspot --json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const double bound = j["lower_bound_us"], route = j["route_bound_us"];
+  CHECK(route >= bound);
+  const std::string resource = j["route_bound_resource"]["name"];
+  CHECK(std::regex_match(resource, std::regex(".+/.+ (link|forwarding)")));
+  CHECK(j["route_bound_resource"]["time_us"].get<double>() + 5.0 == doctest::Approx(route));
+  for (const auto& [name, res] : j["results"].items()) {
+    CAPTURE(name);
+    const bool direct = name == "fanout" || name == "nccl" || name == "spreadout";
+    CHECK(res.contains("ratio_to_route_bound") == direct);
+    if (!direct) continue;
+    CHECK(res["time_us"].get<double>() >= route * (1 - 1e-9));
+    CHECK(res["ratio_to_route_bound"].get<double>() == doctest::Approx(res["time_us"].get<double>() / route));
+  }
+  // The table shows it too, a "/route" column for the same three.
+  const RunResult text = f.sim("--workload hotspot --schedulers fanout,fast");
+  REQUIRE_MESSAGE(text.exit_code == 0, text.err);
+  CHECK(text.out.find("\nroute bound ") != std::string::npos);
+  CHECK(text.out.find(resource) != std::string::npos);
+  CHECK(text.out.find("/route") != std::string::npos);
+}
+
 TEST_CASE("vp-sim reads vp-plan's demand files and prints a table by default") {
   Files f;
   std::string dense = "{\"gpus\": 32, \"entries\": [[0, 31, 1048576], [31, 0, 4096], [3, 4, 65536]]}";
@@ -78,7 +104,7 @@ TEST_CASE("vp-sim reads vp-plan's demand files and prints a table by default") {
 
 TEST_CASE("vp-sim on a sequence: totals, mean and worst per scheduler, and every call") {
   Files f;
-  const RunResult r = f.sim("--workload drift:calls=3,tokens=128 --schedulers variopath,deepep_pcie --json");
+  const RunResult r = f.sim("--workload drift:calls=3,tokens=128 --schedulers variopath,fanout,deepep_pcie --json");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const nlohmann::json j = nlohmann::json::parse(r.out);
   CHECK(j["calls"] == 3);
@@ -86,9 +112,15 @@ TEST_CASE("vp-sim on a sequence: totals, mean and worst per scheduler, and every
   double bound = 0;
   for (const auto& c : j["per_call"]) bound += c["lower_bound_us"].get<double>();
   CHECK(j["lower_bound_us"].get<double>() == doctest::Approx(bound));
+  double route = 0;
+  for (const auto& c : j["per_call"]) route += c["route_bound_us"].get<double>();
+  CHECK(j["route_bound_us"].get<double>() == doctest::Approx(route));
+  CHECK(j["per_call"][j["route_bound_resource"]["call"].get<int>()]["route_bound_resource"]["name"] ==
+        j["route_bound_resource"]["name"]);
   for (const auto& [name, res] : j["results"].items()) {
     CHECK(res["worst_ratio_to_bound"].get<double>() >= res["mean_ratio_to_bound"].get<double>());
     CHECK(res["mean_ratio_to_bound"].get<double>() >= 1.0);
+    CHECK(res.contains("ratio_to_route_bound") == (name == "fanout"));
   }
 }
 

@@ -4,7 +4,8 @@
 // (exponent 1.0, 256 experts so that every pair carries bytes, nearly all
 // sizes distinct), exact (epsilon 0), with the default completion epsilon
 // and with a coarser one, to show what batching buys and costs. Prints one
-// line per case. Build with -DVP_BUILD_BENCHMARKS=ON; run
+// line per case, then the cost of the two bounds (the cut bound and the
+// route bound of the direct-route schedulers) on the same demands. Build with -DVP_BUILD_BENCHMARKS=ON; run
 // <build>/simulator/sim_bench.
 #include <fmt/format.h>
 
@@ -14,6 +15,7 @@
 
 #include "vp/sim/baselines.hpp"
 #include "vp/sim/lower_bound.hpp"
+#include "vp/sim/route_bound.hpp"
 #include "vp/sim/simulate.hpp"
 #include "vp/sim/workloads.hpp"
 #include "vp/topology/cluster.hpp"
@@ -44,6 +46,19 @@ void run(const vp::Topology& t, const std::string& name, const vp::sim::Demand& 
              name, epsilon, r.transfers, r.events, r.time_us, bound, r.time_us / bound, build_s, sim_s, sim_cpu_s);
 }
 
+double cpu_seconds_since(std::clock_t start) { return static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC; }
+
+void bounds(const vp::Topology& t, const std::string& name, const vp::sim::Demand& d) {
+  std::clock_t start = std::clock();
+  const vp::sim::LowerBound graph = vp::sim::lower_bound(t, d);
+  const double graph_s = cpu_seconds_since(start);
+  start = std::clock();
+  const vp::sim::LowerBound route = vp::sim::direct_route_bound(t, d);
+  const double route_s = cpu_seconds_since(start);
+  fmt::print("{:<14} bound {:.1f} us ({}) in {:.3f} s CPU; route bound {:.1f} us ({}) in {:.3f} s CPU\n", name,
+             graph.time_us, graph.cut.name, graph_s, route.time_us, route.cut.name, route_s);
+}
+
 }  // namespace
 
 int main() {
@@ -59,5 +74,7 @@ int main() {
     run(t, "uniform 1 MiB", uniform, eps);
     run(t, "MoE Zipf 1.0", zipf, eps);
   }
+  bounds(t, "uniform 1 MiB", uniform);
+  bounds(t, "MoE Zipf 1.0", zipf);
   return 0;
 }

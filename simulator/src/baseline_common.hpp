@@ -46,9 +46,11 @@ class FlowMaker {
   // The NIC a GPU (global index) sends through: its nearest with GPUDirect
   // RDMA, else its nearest; kNone when its node has none.
   ComponentId nic(std::size_t gpu) const { return nic_[gpu]; }
+  // The default route src -> dst (global GPU indexes, src != dst), computed
+  // once and kept for the FlowMaker's life; throws as hop() does.
+  const Route& route(std::size_t src, std::size_t dst);
 
  private:
-  const Route& route(std::size_t src, std::size_t dst);
   const Topology& t_;
   std::vector<ComponentId> nic_;  // nearest NIC per GPU index
   std::unordered_map<std::uint64_t, Route> routes_;

@@ -43,6 +43,7 @@ CaseResult compare(const Topology& t, vpcat::Planner& planner, const sim::Demand
   CaseResult out;
   out.total_bytes = demand.total();
   out.bound = sim::lower_bound(t, demand, sim::BoundOptions{opts.sim.latency_us});
+  out.route_bound = sim::direct_route_bound(t, demand, sim::BoundOptions{opts.sim.latency_us});
   for (const std::string& name : schedulers) {
     SchedulerResult r;
     r.name = name;

@@ -1,4 +1,5 @@
-// What vp-sim does with one demand: the lower bound, then for each chosen
+// What vp-sim does with one demand: the lower bound and the route bound of
+// the direct-route schedulers, then for each chosen
 // scheduler its schedule, checked (check_schedule: every byte delivered
 // exactly once, only by GPUs that hold it) and simulated.
 #pragma once
@@ -9,6 +10,7 @@
 
 #include "vp/sim/demand.hpp"
 #include "vp/sim/lower_bound.hpp"
+#include "vp/sim/route_bound.hpp"
 #include "vp/sim/simulate.hpp"
 #include "vp/topology/topology.hpp"
 #include "vpcat/planner.hpp"
@@ -22,6 +24,12 @@ inline const std::vector<std::string> kSchedulers{"variopath", "fanout", "nccl",
 // "all" or a comma list of kSchedulers' names, kept in kSchedulers' order.
 // Throws vp::UsageError naming an unknown one.
 std::vector<std::string> parse_schedulers(const std::string& list);
+
+// The schedulers the route bound (route_bound.hpp) holds for: each byte sent
+// once, origin -> final, on its default route.
+inline bool direct_route_scheduler(const std::string& name) {
+  return name == "fanout" || name == "nccl" || name == "spreadout";
+}
 
 struct CompareOptions {
   sim::SimOptions sim;           // latency_us is also the bound's and the planner's
@@ -45,6 +53,7 @@ struct SchedulerResult {
 
 struct CaseResult {
   sim::LowerBound bound;
+  sim::LowerBound route_bound;  // direct_route_bound(): holds for fanout, nccl, spreadout only
   double total_bytes = 0.0;
   std::vector<SchedulerResult> results;  // in the order asked
 };

@@ -1,7 +1,8 @@
 // vp-sim: the judge. Rebuild the cluster of a catalog, take a
 // demand (a file, or one of the evaluation suite's workloads), and for each
 // scheduler -- VarioPath's planner and the baselines -- check its schedule
-// and simulate it; print the cut lower bound and every result.
+// and simulate it; print the cut lower bound, the route bound of the
+// direct-route schedulers (fanout, nccl, spreadout) and every result.
 //
 //   vp-sim --catalog cluster.vpcat --demand D.json --schedulers all --json
 //   vp-sim --catalog cluster.vpcat --workload moe:zipf=1.2,hidden=4096
@@ -104,7 +105,8 @@ int run(Options o) {
 int main(int argc, char** argv) {
   CLI::App app{"vp-sim: simulate VarioPath's plan and the baselines (fan-out, NCCL, SpreadOut, FAST-like, DeepEP "
                "NVLink-style, DeepEP PCIe mode) "
-               "of an AlltoAllv demand on a catalog's cluster, against the cut lower bound",
+               "of an AlltoAllv demand on a catalog's cluster, against the cut lower bound (and fan-out, NCCL and SpreadOut "
+               "also against the route bound of their default routes)",
                "vp-sim"};
   Options o;
   app.add_option("--catalog", o.catalog, "The cluster's catalog (.vpcat, from vp-analyze)")->required();

@@ -24,10 +24,11 @@ ordered_json cut_json(const sim::Cut& c) {
   return j;
 }
 
-ordered_json result_json(const SchedulerResult& r, double bound_us) {
+ordered_json result_json(const SchedulerResult& r, double bound_us, double route_bound_us) {
   ordered_json j;
   j["time_us"] = r.time_us;
   j["ratio_to_bound"] = ratio(bound_us, r.time_us);
+  if (direct_route_scheduler(r.name)) j["ratio_to_route_bound"] = ratio(route_bound_us, r.time_us);
   j["planning_us"] = r.planning_us;
   j["steps"] = r.steps;
   j["flows"] = r.flows;
@@ -40,8 +41,11 @@ ordered_json case_json(const CaseResult& c) {
   j["total_bytes"] = c.total_bytes;
   j["lower_bound_us"] = c.bound.time_us;
   j["bound_cut"] = cut_json(c.bound.cut);
+  j["route_bound_us"] = c.route_bound.time_us;
+  j["route_bound_resource"] = cut_json(c.route_bound.cut);
   ordered_json results = ordered_json::object();
-  for (const SchedulerResult& r : c.results) results[r.name] = result_json(r, c.bound.time_us);
+  for (const SchedulerResult& r : c.results)
+    results[r.name] = result_json(r, c.bound.time_us, c.route_bound.time_us);
   j["results"] = results;
   return j;
 }
@@ -82,6 +86,17 @@ std::vector<Summary> summarise(const std::vector<CaseResult>& calls, double& bou
     out.push_back(s);
   }
   return out;
+}
+
+// The route bounds of a sequence summed; `call` gets the largest one's call.
+double route_bound_sum(const std::vector<CaseResult>& calls, std::size_t& call) {
+  double sum = 0;
+  call = 0;
+  for (std::size_t c = 0; c < calls.size(); ++c) {
+    sum += calls[c].route_bound.time_us;
+    if (calls[c].route_bound.time_us > calls[call].route_bound.time_us) call = c;
+  }
+  return sum;
 }
 
 ordered_json header(const RunInfo& info, std::size_t calls) {
@@ -131,6 +146,14 @@ std::string cut_text(const sim::Cut& c) {
   return fmt::format("{}: {:.0f} bytes over {:g} GB/s", c.name, c.bytes, c.gbps);
 }
 
+// time / route bound for the schedulers it holds for, "" for the others.
+std::string route_ratio_text(const std::string& name, double route_bound_us, double time_us) {
+  return direct_route_scheduler(name) ? ratio_text(route_bound_us, time_us) : "";
+}
+
+// (no scheduler named before the table: its rows come in the order asked)
+constexpr const char* kRouteBoundFor = "direct default routes: the schedulers with a /route figure only";
+
 }  // namespace
 
 std::string report_json(const RunInfo& info, const std::vector<CaseResult>& calls) {
@@ -150,11 +173,18 @@ std::string report_json(const RunInfo& info, const std::vector<CaseResult>& call
   ordered_json cut = cut_json(calls[bound_call].bound.cut);
   cut["call"] = bound_call;
   j["bound_cut"] = cut;
+  std::size_t route_call = 0;
+  const double route_us = route_bound_sum(calls, route_call);
+  j["route_bound_us"] = route_us;
+  ordered_json resource = cut_json(calls[route_call].route_bound.cut);
+  resource["call"] = route_call;
+  j["route_bound_resource"] = resource;
   ordered_json results = ordered_json::object();
   for (const Summary& s : sums) {
     ordered_json r;
     r["time_us"] = s.time_us;
     r["ratio_to_bound"] = ratio(bound_us, s.time_us);
+    if (direct_route_scheduler(s.name)) r["ratio_to_route_bound"] = ratio(route_us, s.time_us);
     r["planning_us"] = s.planning_us;
     r["steps"] = s.steps;
     r["flows"] = s.flows;
@@ -179,25 +209,32 @@ std::string report_text(const RunInfo& info, const std::vector<CaseResult>& call
                               info.model == "contention" ? " (" + info.contention_file + ")" : std::string());
   if (calls.size() == 1) {
     const CaseResult& c = calls.front();
-    s += fmt::format("{:.0f} bytes; lower bound {:.1f} us ({})\n\n", c.total_bytes, c.bound.time_us,
+    s += fmt::format("{:.0f} bytes; lower bound {:.1f} us ({})\n", c.total_bytes, c.bound.time_us,
                      cut_text(c.bound.cut));
-    s += fmt::format("{:<20} {:>14} {:>9} {:>12} {:>8} {:>9}\n", "scheduler", "time_us", "/bound", "planning_us",
-                     "steps", "flows");
+    s += fmt::format("route bound {:.1f} us ({}; {})\n\n", c.route_bound.time_us, cut_text(c.route_bound.cut),
+                     kRouteBoundFor);
+    s += fmt::format("{:<20} {:>14} {:>9} {:>9} {:>12} {:>8} {:>9}\n", "scheduler", "time_us", "/bound", "/route",
+                     "planning_us", "steps", "flows");
     for (const SchedulerResult& r : c.results)
-      s += fmt::format("{:<20} {:>14.1f} {:>9} {:>12.1f} {:>8} {:>9}\n", r.name, r.time_us,
-                       ratio_text(c.bound.time_us, r.time_us), r.planning_us, r.steps, r.flows);
+      s += fmt::format("{:<20} {:>14.1f} {:>9} {:>9} {:>12.1f} {:>8} {:>9}\n", r.name, r.time_us,
+                       ratio_text(c.bound.time_us, r.time_us),
+                       route_ratio_text(r.name, c.route_bound.time_us, r.time_us), r.planning_us, r.steps, r.flows);
     return s;
   }
   double bound_us = 0;
   std::size_t bound_call = 0;
   const std::vector<Summary> sums = summarise(calls, bound_us, bound_call);
-  s += fmt::format("{} calls; lower bounds sum to {:.1f} us (largest: call {}, {})\n\n", calls.size(), bound_us,
+  std::size_t route_call = 0;
+  const double route_us = route_bound_sum(calls, route_call);
+  s += fmt::format("{} calls; lower bounds sum to {:.1f} us (largest: call {}, {})\n", calls.size(), bound_us,
                    bound_call, cut_text(calls[bound_call].bound.cut));
-  s += fmt::format("{:<20} {:>14} {:>9} {:>11} {:>12} {:>12}\n", "scheduler", "total_us", "/bound", "mean/bound",
-                   "worst/bound", "planning_us");
+  s += fmt::format("route bounds sum to {:.1f} us (largest: call {}, {}; {})\n\n", route_us, route_call,
+                   cut_text(calls[route_call].route_bound.cut), kRouteBoundFor);
+  s += fmt::format("{:<20} {:>14} {:>9} {:>9} {:>11} {:>12} {:>12}\n", "scheduler", "total_us", "/bound", "/route",
+                   "mean/bound", "worst/bound", "planning_us");
   for (const Summary& r : sums)
-    s += fmt::format("{:<20} {:>14.1f} {:>9} {:>11.3f} {:>12} {:>12.1f}\n", r.name, r.time_us,
-                     ratio_text(bound_us, r.time_us), r.mean_ratio,
+    s += fmt::format("{:<20} {:>14.1f} {:>9} {:>9} {:>11.3f} {:>12} {:>12.1f}\n", r.name, r.time_us,
+                     ratio_text(bound_us, r.time_us), route_ratio_text(r.name, route_us, r.time_us), r.mean_ratio,
                      fmt::format("{:.3f} (#{})", r.worst_ratio, r.worst_call), r.planning_us);
   return s;
 }

@@ -1,6 +1,6 @@
 // vp-sim's output (schemas/sim.schema.json for --json): one demand's lower
-// bound and per-scheduler results, or a sequence's (drift) totals, means,
-// worst cases and every call.
+// bound, the route bound of the direct-route schedulers, and per-scheduler
+// results, or a sequence's (drift) totals, means, worst cases and every call.
 #pragma once
 
 #include <string>
