@@ -75,6 +75,21 @@ detail::FluidProblem contention_free_problem(Prng& rng, std::size_t transfers, s
   return p;
 }
 
+// `nodes` nodes of two sockets, two switches each, a GPU pair and a NIC
+// per switch, on one fabric switch.
+Topology two_socket_cluster(std::size_t nodes) {
+  const Topology node = make_node_from_shape("[g2,n1],[g2,n1]|[g2,n1],[g2,n1]", {});
+  return expand_cluster(cluster_from_shortcut(node, nodes, FabricKind::single_switch, 0, 1.0));
+}
+
+// A Zipf-1.2 MoE dispatch over t's GPUs.
+Demand skewed_moe(const Topology& t) {
+  MoeOptions moe;
+  moe.tokens_per_gpu = 256;
+  moe.zipf_exponent = 1.2;
+  return moe_dispatch_demand(t.gpus.size(), moe);
+}
+
 detail::FluidProblem with_degradation(detail::FluidProblem p, double slope, double floor, double chunk_factor) {
   p.degradation.assign(p.capacity.size(), detail::Degradation{slope, floor, chunk_factor});
   return p;
@@ -192,12 +207,8 @@ TEST_CASE("an oversubscribed resource is charged, more the stronger the setting"
 }
 
 TEST_CASE("the ideal model, and the contention model with every mechanism off, are bit for bit the same") {
-  Topology node = make_node_from_shape("[g2,n1],[g2,n1]|[g2,n1],[g2,n1]", {});
-  Topology t = expand_cluster(cluster_from_shortcut(node, 4, FabricKind::single_switch, 0, 1.0));
-  MoeOptions moe;
-  moe.tokens_per_gpu = 256;
-  moe.zipf_exponent = 1.2;
-  const Demand d = moe_dispatch_demand(32, moe);
+  const Topology t = two_socket_cluster(4);
+  const Demand d = skewed_moe(t);
   SimOptions off;
   off.contention.enabled = true;  // mechanisms all off
   for (const Schedule& s : {fanout_schedule(t, d), nccl_schedule(t, d), fast_schedule(t, d), deepep_pcie_schedule(t, d)}) {
@@ -209,8 +220,7 @@ TEST_CASE("the ideal model, and the contention model with every mechanism off, a
 }
 
 TEST_CASE("under contention no schedule gets faster, and fan-out on a shared root complex gets slower") {
-  Topology node = make_node_from_shape("[g2,n1],[g2,n1]|[g2,n1],[g2,n1]", {});
-  Topology t = expand_cluster(cluster_from_shortcut(node, 2, FabricKind::single_switch, 0, 1.0));
+  const Topology t = two_socket_cluster(2);
   const Demand d = uniform_demand(16, 1e6);
   for (const ContentionModel& m : settings()) {
     SimOptions o;
@@ -361,12 +371,8 @@ TEST_CASE("port arbitration leaves a step contention-free at solo rates at its i
 }
 
 TEST_CASE("with port arbitration every schedule stays above the bound and delivers every byte") {
-  Topology node = make_node_from_shape("[g2,n1],[g2,n1]|[g2,n1],[g2,n1]", {});
-  Topology t = expand_cluster(cluster_from_shortcut(node, 2, FabricKind::single_switch, 0, 1.0));
-  MoeOptions moe;
-  moe.tokens_per_gpu = 256;
-  moe.zipf_exponent = 1.2;
-  const Demand d = moe_dispatch_demand(16, moe);
+  const Topology t = two_socket_cluster(2);
+  const Demand d = skewed_moe(t);
   SimOptions arbitration;
   arbitration.contention.enabled = true;
   arbitration.contention.port_arbitration = true;
