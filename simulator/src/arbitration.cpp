@@ -76,13 +76,12 @@ class Arbitrated {
   // resources nr_ + first .. nr_ + last - 1.
   struct Arbiter {
     std::uint32_t resource, first, last;
-    double solo_sum = 0.0;  // of its active transfers
     double cap = 0.0;       // of each of its ports
     double step = 1.0;      // fraction of the way to its new level a round moves the cap
     int direction = 0;      // of the last move: +1 up, -1 down
   };
   // Oversubscribed at solo rates: only then does it arbitrate.
-  bool arbitrating(const Arbiter& a) const { return a.solo_sum > p_.capacity[a.resource] * (1.0 + kTol); }
+  bool arbitrating(const Arbiter& a) const { return solo_sum_[a.resource] > p_.capacity[a.resource] * (1.0 + kTol); }
 
   void fill();
   bool split();  // true when some share moved
@@ -99,9 +98,9 @@ class Arbitrated {
   // Routes with the ports' virtual resources appended.
   std::vector<std::uint32_t> first_{0}, res_;
   std::vector<double> cap_;  // real: effective capacity; virtual: the port's share x
-  // Degradation (contention model) of the real resources.
-  std::vector<std::uint32_t> count_;
-  std::vector<double> solo_sum_, solo_;
+  // Per transfer its solo rate; per real resource the sum of those of its
+  // active transfers (degradation and arbitrating() read it).
+  std::vector<double> solo_, solo_sum_;
   // Per resource (real and virtual): active transfers using it.
   std::vector<std::uint32_t> users_;
   // Per transfer.
@@ -161,16 +160,10 @@ Arbitrated::Arbitrated(const FluidProblem& p) : p_(p), nr_(static_cast<std::uint
     for (std::uint32_t i = p.first[f]; i < p.first[f + 1]; ++i) solo = std::min(solo, p.capacity[p.resources[i]]);
     solo_[f] = solo;
   }
-  if (!p.degradation.empty()) {
-    count_.assign(nr_, 0);
-    solo_sum_.assign(nr_, 0.0);
-    for (std::uint32_t f = 0; f < nf; ++f)
-      for (std::uint32_t i = p.first[f]; i < p.first[f + 1]; ++i) ++count_[p.resources[i]], solo_sum_[p.resources[i]] += solo_[f];
-  }
-  refresh_capacities();
+  solo_sum_.assign(nr_, 0.0);
   for (std::uint32_t f = 0; f < nf; ++f)
-    for (std::uint32_t i = 0; i < entries(f); ++i)
-      if (route(f)[i] >= nr_) arbiters_[arbiter_of_port_[route(f)[i] - nr_]].solo_sum += solo_[f];
+    for (std::uint32_t i = p.first[f]; i < p.first[f + 1]; ++i) solo_sum_[p.resources[i]] += solo_[f];
+  refresh_capacities();
   // First shares: each port of an arbitrating resource an equal part; the
   // others' ports no limit.
   for (Arbiter& a : arbiters_) {
@@ -192,8 +185,8 @@ Arbitrated::Arbitrated(const FluidProblem& p) : p_(p), nr_(static_cast<std::uint
 }
 
 void Arbitrated::refresh_capacities() {
-  if (count_.empty()) return;
-  for (std::uint32_t r = 0; r < nr_; ++r) cap_[r] = degraded_capacity(p_.capacity[r], p_.degradation[r], count_[r], solo_sum_[r]);
+  if (p_.degradation.empty()) return;
+  for (std::uint32_t r = 0; r < nr_; ++r) cap_[r] = degraded_capacity(p_.capacity[r], p_.degradation[r], users_[r], solo_sum_[r]);
 }
 
 // Progressive filling of every active transfer under the current capacities.
@@ -353,14 +346,8 @@ FluidOutcome Arbitrated::run(double epsilon) {
       for (std::uint32_t i = 0; i < entries(f); ++i) {
         const std::uint32_t q = route(f)[i];
         --users_[q];
-        if (q >= nr_) arbiters_[arbiter_of_port_[q - nr_]].solo_sum -= solo_[f];
+        if (q < nr_) solo_sum_[q] = std::max(0.0, solo_sum_[q] - solo_[f]);
       }
-      if (!count_.empty())
-        for (std::uint32_t i = p_.first[f]; i < p_.first[f + 1]; ++i) {
-          const std::uint32_t r = p_.resources[i];
-          --count_[r];
-          solo_sum_[r] = std::max(0.0, solo_sum_[r] - solo_[f]);
-        }
     }
     std::erase_if(running_, [&](std::uint32_t f) { return !active_[f]; });
     refresh_capacities();
