@@ -161,3 +161,51 @@ TEST_CASE("--nodes 1000000 is refused before the cluster is allocated") {
   CHECK(r.err == "vp-analyze: error: --nodes 1000000: 1000000 nodes of 20000000 components in all: above the limit "
                  "of 2097152 components of an analysed cluster (--max-components)\n");
 }
+
+// Progress (docs/analysis.md "Progress"). The test harness sets VP_PROGRESS=none
+// (support.cpp); these runs ask for it. --progress-interval 0 shows every
+// report at once, so the output does not depend on how long the analysis took.
+TEST_CASE("progress: every stage on standard error, the catalog unchanged, -q silences it") {
+  TempDir d;
+  const std::string quiet_out = d.path() + "/quiet.vpcat", loud_out = d.path() + "/loud.vpcat";
+  RunResult quiet = analyze("--input " + shell_quote(kPlatform) + " --out " + shell_quote(quiet_out) +
+                            " --progress lines -q");
+  REQUIRE(quiet.exit_code == 0);
+  CHECK(quiet.err.empty());
+  RunResult loud = analyze("--input " + shell_quote(kPlatform) + " --out " + shell_quote(loud_out) +
+                           " --progress lines --progress-interval 0");
+  REQUIRE(loud.exit_code == 0);
+  CHECK(slurp(quiet_out) == slurp(loud_out));
+  CHECK(loud.out.rfind("wrote ", 0) == 0);  // the summary stays on standard output
+  const std::string head = "vp-analyze: node type pcie-gen4-2s4sw8g (1 of 1, 8 GPUs): ";
+  CHECK(loud.err.rfind(head + "computing its automorphism group\n", 0) == 0);
+  CHECK(loud.err.find(head + "|Aut| = 128, 1 GPU orbits; local-pattern search: 4,096 search nodes, ") !=
+        std::string::npos);
+  CHECK(loud.err.find(head + "contention check of the patterns: 64 of 511 (13%)") != std::string::npos);
+  const std::string done = "vp-analyze: node type pcie-gen4-2s4sw8g (1 of 1) done: 8 GPUs, |Aut| = 128, 1 GPU "
+                           "orbits, 511 local pattern orbits representing 40177 patterns\n";
+  CHECK(loud.err.size() > done.size());
+  CHECK(loud.err.substr(loud.err.size() - done.size()) == done);
+  CHECK(loud.err.find('\r') == std::string::npos);  // lines, not a bar
+}
+
+TEST_CASE("progress: VP_PROGRESS is the default of --progress; a value that is no mode is warned about") {
+  TempDir d;
+  const std::string out = d.path() + "/c.vpcat";
+  RunResult env = vp::test::run("VP_PROGRESS=bar " + shell_quote(kBin) + " --input " + shell_quote(kPlatform) +
+                                " --out " + shell_quote(out) + " --progress-interval 0");
+  REQUIRE(env.exit_code == 0);
+  CHECK(env.err.find("\r\x1b[Kvp-analyze: node type pcie-gen4-2s4sw8g (1 of 1, 8 GPUs): ") != std::string::npos);
+  RunResult option = vp::test::run("VP_PROGRESS=bar " + shell_quote(kBin) + " --input " + shell_quote(kPlatform) +
+                                   " --out " + shell_quote(out) + " --progress none");
+  REQUIRE(option.exit_code == 0);
+  CHECK(option.err.empty());
+  RunResult bogus = vp::test::run("VP_PROGRESS=loud " + shell_quote(kBin) + " --input " + shell_quote(kPlatform) +
+                                  " --out " + shell_quote(out) + " --progress-interval 0");
+  REQUIRE(bogus.exit_code == 0);
+  CHECK(bogus.err.rfind("vp-analyze: warning: VP_PROGRESS=loud: not a progress mode (auto, bar, lines or none); "
+                        "using auto\nvp-analyze: node type ",
+                        0) == 0);
+  check_usage_error(analyze("--input " + shell_quote(kPlatform) + " --out " + shell_quote(out) + " --progress loud"),
+                    "vp-analyze: error: --progress: loud not in {auto,bar,lines,none} (run 'vp-analyze --help' for the options)\n");
+}

@@ -14,6 +14,14 @@ namespace fs = std::filesystem;
 
 namespace vp::test {
 
+namespace {
+// Progress output of the tools a test runs (vp-analyze --progress) would make
+// standard error depend on how long an analysis took on a loaded machine: off
+// unless a test asks for it on the command line or in the command's own
+// environment.
+const bool kProgressOff = [] { return setenv("VP_PROGRESS", "none", 0) == 0; }();
+}  // namespace
+
 std::string fixture(const std::string& relative) { return std::string(VP_FIXTURES_DIR) + "/" + relative; }
 
 TempDir::TempDir() {

@@ -84,9 +84,18 @@ auto in_node_type(const std::string& name, Stage&& stage) -> decltype(stage()) {
   }
 }
 
-NodeTypeResult analyse_node_type(const NodeTypeSpec& spec, const ClusterSpec& cluster,
-                                 const PatternSearchOptions& search, const ProgressFn& progress) {
+NodeTypeResult analyse_node_type(const NodeTypeSpec& spec, const ClusterSpec& cluster, PatternSearchOptions search,
+                                 AnalysisProgress& state, const ProgressFn& progress) {
   const Topology& node = spec.topology;
+  auto tell = [&](AnalysisProgress::Stage stage) {
+    state.stage = stage;
+    if (progress) progress(state);
+  };
+  state.node_type = spec.name;
+  state.gpus = node.gpus.size();
+  state.search_nodes = state.orbits_found = state.checked = state.to_check = 0;
+  state.search_budget = search.max_search_nodes;
+  tell(AnalysisProgress::Stage::symmetry);
   NodeTypeResult r;
   catalog::NodeType& nt = r.type;
   nt.name = spec.name;
@@ -105,17 +114,28 @@ NodeTypeResult analyse_node_type(const NodeTypeSpec& spec, const ClusterSpec& cl
   nt.group_order = sym.order.to_string();
   nt.component_orbit = sym.component_orbit;
   nt.link_orbit = sym.link_orbit;
-  if (progress)
-    progress(fmt::format("node type {}: {} GPUs, |Aut| = {}, {} GPU orbits", spec.name, node.gpus.size(),
-                         nt.group_order, count_orbits(sym.component_orbit, node.gpus)));
+  state.group_order = nt.group_order;
+  state.gpu_orbits = count_orbits(sym.component_orbit, node.gpus);
+  tell(AnalysisProgress::Stage::patterns);
 
   Topology ported = with_network_ports(node, ports);
+  if (progress)
+    search.on_progress = [&](std::uint64_t nodes, std::uint64_t found) {
+      state.search_nodes = nodes, state.orbits_found = found;
+      progress(state);
+    };
   LocalPatternSet patterns = in_node_type(spec.name, [&] { return find_local_patterns(ported, sym, search); });
+  state.search_nodes = patterns.search_nodes;
+  state.orbits_found = state.to_check = patterns.representatives.size();
+  tell(AnalysisProgress::Stage::contention);
   in_node_type(spec.name, [&] {
     const std::size_t n = patterns.representatives.size();
     for (std::size_t i = 0; i < n; ++i) {
-      if ((i & 63) == 0)
+      if ((i & 63) == 0) {
         check_deadline(search.deadline, fmt::format("the contention check (pattern {} of {})", i + 1, n));
+        state.checked = i;
+        if (i > 0 && progress) progress(state);
+      }
       ContentionReport report = check_contention(ported, pattern_transfers(ported, patterns.representatives[i]));
       if (!report.ok())
         throw std::logic_error(fmt::format("node type {}: a local pattern is not contention-free: {}", spec.name,
@@ -125,11 +145,10 @@ NodeTypeResult analyse_node_type(const NodeTypeSpec& spec, const ClusterSpec& cl
   nt.patterns = std::move(patterns.representatives);
   nt.patterns_represented = patterns.represented.to_string();
   nt.patterns_complete = patterns.complete;
-  if (progress)
-    progress(fmt::format("node type {}: {} local pattern orbits representing {} patterns{}", spec.name,
-                         nt.patterns.size(), nt.patterns_represented,
-                         patterns.complete ? "" : fmt::format(" (search stopped at its budget of {} nodes)",
-                                                              search.max_search_nodes)));
+  state.checked = state.to_check;
+  state.patterns_represented = nt.patterns_represented;
+  state.complete = nt.patterns_complete;
+  tell(AnalysisProgress::Stage::done);
   return r;
 }
 
@@ -283,8 +302,11 @@ catalog::Catalog build_catalog(const LoadedInput& in, const PatternSearchOptions
                                const std::string& options_text, const ProgressFn& progress) {
   catalog::Catalog cat;
   std::vector<NodeTypeResult> types;
+  AnalysisProgress state;
+  state.node_types = in.cluster.node_types.size();
   for (const NodeTypeSpec& spec : in.cluster.node_types) {
-    types.push_back(analyse_node_type(spec, in.cluster, search, progress));
+    types.push_back(analyse_node_type(spec, in.cluster, search, state, progress));
+    ++state.node_type_index;
     cat.node_types.push_back(types.back().type);
   }
   cat.node_groups = node_groups(in.cluster);

@@ -238,6 +238,7 @@ class Search {
     // 1,024 nodes' work.
     if ((nodes_ & 1023) == 0)
       check_deadline(opts_.deadline, fmt::format("the local-pattern search ({} search nodes)", nodes_));
+    if ((nodes_ & 4095) == 0 && nodes_ > 0 && opts_.on_progress) opts_.on_progress(nodes_, found_.size());
     if (++nodes_ <= opts_.max_search_nodes) return true;
     complete_ = false;
     return false;

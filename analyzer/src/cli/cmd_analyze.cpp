@@ -2,7 +2,6 @@
 // no subcommand is named). Imports the topology, analyses it, writes the
 // catalog atomically (and its JSON mirror on request) and prints a summary.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -26,7 +25,7 @@ struct AnalyzeOptions {
   std::string out;
   std::string json_out;
   std::string summary = "text";
-  bool quiet = false;
+  ProgressChoice progress;
   double max_analysis_seconds = 600;
 };
 
@@ -61,7 +60,7 @@ Runner setup_analyze_command(CLI::App& app) {
   app.add_option("--summary", opts->summary, "Summary format: text or json")
       ->check(CLI::IsMember({"text", "json"}));
   add_analysis_budget_options(app, opts->request, opts->max_analysis_seconds);
-  app.add_flag("-q,--quiet", opts->quiet, "No progress lines");
+  add_progress_options(app, opts->progress);
   return [opts]() {
     if (opts->out.empty()) throw UsageError("--out FILE is required (or name a command: see --help)");
     if (opts->out == "-" && opts->json_out == "-")
@@ -71,17 +70,15 @@ Runner setup_analyze_command(CLI::App& app) {
     std::FILE* summary_to = writes_stdout({opts->out, opts->json_out}) ? stderr : stdout;
     auto start = std::chrono::steady_clock::now();
     opts->request.search.deadline = deadline_after(opts->max_analysis_seconds);
-    bool show_progress = !opts->quiet && isatty(STDERR_FILENO);
-    ProgressFn progress = [show_progress](std::string_view line) {
-      if (show_progress) fmt::print(stderr, "vp-analyze: {}\n", line);
-    };
+    std::unique_ptr<ProgressReporter> progress = make_progress_reporter(opts->progress);
     LoadedInput in = load_input(opts->request);
     for (const std::string& note : in.notes) fmt::print(stderr, "vp-analyze: {}\n", note);
     // What the import assumed, as `vp-analyze topology` shows it; the
     // catalog's provenance keeps the same lines (vp-catalog inspect).
     for (const std::string& w : in.topology.warnings) fmt::print(stderr, "vp-analyze: warning: {}\n", w);
     check_nodes_reach_network(in);
-    catalog::Catalog cat = build_catalog(in, opts->request.search, canonical_options(opts->request), progress);
+    catalog::Catalog cat = build_catalog(in, opts->request.search, canonical_options(opts->request), progress->fn());
+    progress->finish();
     std::vector<std::uint8_t> bytes = catalog::write_catalog(cat);
     // The catalog and its mirror land together or not at all.
     std::vector<catalog::OutputFile> outputs{{opts->out, bytes.data(), bytes.size()}};

@@ -33,6 +33,7 @@ struct GatherOptions {
   std::string out;
   std::string keep_dir;
   double max_analysis_seconds = 600;
+  ProgressChoice progress;
 };
 
 struct Probe {
@@ -74,7 +75,7 @@ Probe probe_this_node() {
 }
 
 // Rank 0's part once the probes are gathered: the exit code.
-int analyse(const GatherOptions& o, const std::vector<Probe>& probes) {
+int analyse(const GatherOptions& o, const std::vector<Probe>& probes, ProgressReporter& progress) {
   for (std::size_t r = 0; r < probes.size(); ++r) {
     if (!probes[r].error.empty()) {
       fmt::print(stderr, "vp-analyze: error: rank {} (host {}): {}\n", r, probes[r].host, probes[r].error);
@@ -113,7 +114,10 @@ int analyse(const GatherOptions& o, const std::vector<Probe>& probes) {
   r.search.deadline = deadline_after(o.max_analysis_seconds);
   LoadedInput in = load_input(r);
   for (const std::string& note : in.notes) fmt::print(stderr, "vp-analyze: {}\n", note);
-  catalog::Catalog cat = build_catalog(in, r.search, canonical_options(r), [](std::string_view) {});
+  progress.note(fmt::format("gathered the probes of {} hosts: {} nodes of {} node types", probes.size(),
+                             in.cluster.nodes.size(), in.cluster.node_types.size()));
+  catalog::Catalog cat = build_catalog(in, r.search, canonical_options(r), progress.fn());
+  progress.finish();
   std::vector<std::uint8_t> bytes = catalog::write_catalog(cat);
   catalog::write_file_atomically(o.out, bytes.data(), bytes.size());
   fmt::print("wrote {} ({} bytes): {} nodes of {} node types, {} GPUs{}\n", o.out, bytes.size(), in.cluster.nodes.size(),
@@ -129,6 +133,10 @@ int run(const GatherOptions& o) {
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  // Rank 0 reports progress from the start, so that the probing and the
+  // gather count towards the second before anything is shown.
+  std::unique_ptr<ProgressReporter> progress;
+  if (rank == 0) progress = make_progress_reporter(o.progress);
   Probe mine = probe_this_node();
   // Lengths, then the bytes: host, extension, content, error.
   long long len[4] = {(long long)mine.host.size(), (long long)mine.ext.size(), (long long)mine.content.size(),
@@ -163,7 +171,7 @@ int run(const GatherOptions& o) {
       for (int k = 0; k < 4; ++k) *field[k] = all.substr(at, lens[4 * q + k]), at += lens[4 * q + k];
     }
     try {
-      code = analyse(o, probes);
+      code = analyse(o, probes, *progress);
     } catch (const InputError& e) {
       fmt::print(stderr, "vp-analyze: error: {}\n", e.what());
       code = static_cast<int>(ExitCode::bad_input);
@@ -200,6 +208,7 @@ Runner setup_gather_command(CLI::App& app) {
       ->check(CLI::Range(1.0, 1000.0));
   cmd->add_option("--set", opts->request.sets, "Override a default capacity: KEY=VALUE; repeatable");
   add_analysis_budget_options(*cmd, opts->request, opts->max_analysis_seconds);
+  add_progress_options(*cmd, opts->progress);
   cmd->add_option("--keep-dir", opts->keep_dir, "Keep the nodes' files (HOST.xml / HOST.json) in this folder, for "
                                                 "vp-analyze --input-dir");
   return [opts]() { return run(*opts); };

@@ -1,5 +1,13 @@
 #include "common.hpp"
 
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "vp/base/errors.hpp"
+
 namespace vp::cli {
 
 void add_input_options(CLI::App& app, AnalysisRequest& r) {
@@ -59,6 +67,37 @@ void add_analysis_budget_options(CLI::App& app, AnalysisRequest& r, double& seco
                  "than this (default 600; an AWS p5 node type takes about a minute)")
       ->check(CLI::Range(0.001, 1e9))
       ->group("Input limits");
+}
+
+void add_progress_options(CLI::App& app, ProgressChoice& c) {
+  app.add_option("--progress", c.mode,
+                 "Progress on standard error: auto (a bar on a terminal, a line every --progress-interval "
+                 "otherwise), bar, lines or none (default: $VP_PROGRESS, else auto); nothing is shown for an "
+                 "analysis that ends within a second")
+      ->check(CLI::IsMember({"auto", "bar", "lines", "none"}));
+  app.add_option("--progress-interval", c.interval_seconds,
+                 "Seconds between two progress lines (lines mode; default 10); a value under 1 also shows "
+                 "progress sooner (0: every report at once)")
+      ->check(CLI::Range(0.0, 86400.0));
+  app.add_flag("-q,--quiet", c.quiet, "No progress (the same as --progress none)");
+}
+
+std::unique_ptr<ProgressReporter> make_progress_reporter(const ProgressChoice& c) {
+  const char* env = std::getenv("VP_PROGRESS");
+  if (env && !*env) env = nullptr;
+  const bool tty = isatty(STDERR_FILENO) == 1;
+  auto mode = ProgressReporter::choose_mode(c.mode, c.quiet, env, tty);
+  if (!mode) {  // only VP_PROGRESS can be none of them (CLI11 checks --progress)
+    fmt::print(stderr, "vp-analyze: warning: VP_PROGRESS={}: not a progress mode (auto, bar, lines or none); "
+                       "using auto\n", printable(env));
+    mode = ProgressReporter::choose_mode(c.mode, c.quiet, nullptr, tty);
+  }
+  ProgressReporter::Options o;
+  o.mode = *mode;
+  o.interval = std::chrono::milliseconds(static_cast<long long>(c.interval_seconds * 1000));
+  // A shorter interval also shows sooner (0: every report at once).
+  o.quiet_start = std::min(o.quiet_start, o.interval);
+  return std::make_unique<ProgressReporter>(stderr, "vp-analyze: ", o);
 }
 
 }  // namespace vp::cli

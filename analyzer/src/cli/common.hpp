@@ -5,6 +5,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <memory>
+#include <string>
+
+#include "vp/analysis/progress.hpp"
 #include "vp/analysis/request.hpp"
 
 namespace vp::cli {
@@ -15,5 +19,20 @@ void add_input_options(CLI::App& app, AnalysisRequest& r);
 // Register --pattern-budget (into r.search) and --max-analysis-seconds (into
 // `seconds`; the command starts the clock with deadline_after()).
 void add_analysis_budget_options(CLI::App& app, AnalysisRequest& r, double& seconds);
+
+// What --progress and --quiet asked for.
+struct ProgressChoice {
+  std::string mode;  // auto, bar, lines, none; empty: VP_PROGRESS, else auto
+  bool quiet = false;
+  double interval_seconds = 10;  // lines: one every this many seconds
+};
+
+// Register --progress, --progress-interval and -q/--quiet.
+void add_progress_options(CLI::App& app, ProgressChoice& c);
+
+// The reporter they ask for, on standard error (auto: a bar on a terminal,
+// lines otherwise). A VP_PROGRESS value that is not a mode is warned about
+// and taken as auto.
+std::unique_ptr<ProgressReporter> make_progress_reporter(const ProgressChoice& c);
 
 }  // namespace vp::cli

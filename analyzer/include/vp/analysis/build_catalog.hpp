@@ -7,13 +7,11 @@
 #include <string>
 #include <string_view>
 
+#include "vp/analysis/progress.hpp"
 #include "vp/analysis/request.hpp"
 #include "vp/catalog/catalog.hpp"
 
 namespace vp {
-
-// Progress lines ("node type pcie-gen4: 511 pattern orbits") for a terminal.
-using ProgressFn = std::function<void(std::string_view)>;
 
 // Throws InputError(in.origin, 0, ...) for a cluster of several nodes in
 // which a node has no NIC that carries GPU traffic (no NIC, or none with
@@ -23,7 +21,8 @@ using ProgressFn = std::function<void(std::string_view)>;
 void check_nodes_reach_network(const LoadedInput& in);
 
 // Analyse `in`. `options_text` is canonical_options() of the request, stored
-// in the provenance. Throws std::logic_error if a check of ours fails (a
+// in the provenance. `progress`, when given, hears of each stage of each node
+// type and of the long stages' work as it goes (progress.hpp). Throws std::logic_error if a check of ours fails (a
 // generator that is no automorphism, a pattern that is not contention-free).
 catalog::Catalog build_catalog(const LoadedInput& in, const PatternSearchOptions& search,
                                const std::string& options_text, const ProgressFn& progress = {});

@@ -21,6 +21,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "vp/analysis/contention.hpp"
@@ -44,6 +45,9 @@ struct PatternSearchOptions {
   // so a node type within every size limit can still take hours; this bounds
   // the wall time. build_catalog() gives the symmetry computation the same one.
   AnalysisClock::time_point deadline = AnalysisClock::time_point::max();
+  // Called every 4,096 search nodes with the nodes searched and the pattern
+  // orbits found so far (progress reports; never changes the result).
+  std::function<void(std::uint64_t search_nodes, std::uint64_t orbits_found)> on_progress;
 };
 
 struct LocalPatternSet {
