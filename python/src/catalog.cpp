@@ -132,6 +132,7 @@ valid catalog. Read-only afterwards: any number of threads may share one.)")
           [](const py::object& path, const py::object& max_file_size, const py::object& max_sections,
              const py::object& max_nodes, const py::object& max_tree_depth) {
             const std::string p = py::module_::import("os").attr("fsencode")(path).cast<std::string>();
+            if (p.find('\0') != std::string::npos) throw py::value_error("Catalog.open: embedded null byte in the path");
             return Catalog::open(p, verify_options(max_file_size, max_sections, max_nodes, max_tree_depth));
           },
           "path"_a, py::kw_only(), "max_file_size"_a = py::none(), "max_sections"_a = py::none(),

@@ -73,6 +73,13 @@ def test_missing_file(tmp_path):
     assert info.value.name == "io_error" and str(tmp_path / "none.vpcat") in info.value.message
 
 
+def test_bad_path_types():
+    with pytest.raises(ValueError):
+        vpcat.Catalog.open(str(SWITCH4) + "\0.other")
+    with pytest.raises(TypeError):
+        vpcat.Catalog.open(42)
+
+
 def test_limit_option():
     with pytest.raises(vpcat.CatalogError) as info:
         vpcat.Catalog.open(SWITCH4, max_file_size=1000)
