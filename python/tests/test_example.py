@@ -48,3 +48,11 @@ def test_router_top_k_is_distinct_and_skewed():
     assert top.shape == (5000, 2) and np.all(top[:, 0] != top[:, 1])
     load = np.bincount(top.ravel(), minlength=16)
     assert load.max() > 3 * load.min()  # a Zipf exponent of 1.5: hot and cold experts
+
+
+def test_plan_timing_runs():
+    timing = EXAMPLE.parent / "plan_timing.py"
+    r = subprocess.run([sys.executable, str(timing), str(SWITCH4), "--calls", "1"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("32 GPUs on 4 nodes, 1 calls each")
+    assert r.stdout.count("us/call") == 6 and "copied=True" in r.stdout and "copied=False" in r.stdout
