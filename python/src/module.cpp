@@ -4,12 +4,9 @@
 
 #include "catalog.hpp"
 #include "errors.hpp"
+#include "planner.hpp"
 #include "vpcat/format.hpp"
 #include "vpcat/version.hpp"
-
-namespace vpcat_python {
-void register_planner(pybind11::module_& m);
-}
 
 PYBIND11_MODULE(vpcat, m) {
   namespace py = pybind11;

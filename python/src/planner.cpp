@@ -5,6 +5,8 @@
 // NumPy base), so they cost no copy and keep the Plan alive. A Plan is never
 // refilled: every Planner.plan() call makes a new one, so a view can never
 // see its buffer reallocated.
+#include "planner.hpp"
+
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -15,7 +17,6 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "catalog.hpp"
 #include "demand.hpp"
@@ -28,8 +29,6 @@ using namespace pybind11::literals;
 namespace vpcat_python {
 
 namespace {
-
-struct Planner;
 
 struct Plan {
   vpcat::Plan plan;
