@@ -28,6 +28,14 @@ packages=(
   clang llvm
   # Open MPI: libvpcat_mpi, the PMPI interposer, their mpirun tests, vp-analyze gather (mpi/).
   openmpi-bin libopenmpi-dev
+  # The Python binding (python/, docs/python.md): pybind11 headers and CMake config,
+  pybind11-dev
+  # the Python headers and libpython the module compiles against,
+  python3-dev
+  # NumPy (demand matrices in, plan arrays out; its C headers for FindPython3's NumPy),
+  python3-numpy
+  # and pytest for its tests (ctest python_binding).
+  python3-pytest
 )
 
 log() { printf 'install-deps: %s\n' "$*"; }

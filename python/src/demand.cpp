@@ -1,0 +1,91 @@
+#include "demand.hpp"
+
+#include <cstdio>
+#include <string>
+
+#include "errors.hpp"
+#include "vpcat/planner/status.hpp"
+
+namespace py = pybind11;
+
+namespace vpcat_python {
+
+namespace {
+
+bool in_place(const py::array& a) {
+  const int flags = py::detail::array_proxy(a.ptr())->flags;
+  return (flags & py::detail::npy_api::NPY_ARRAY_C_CONTIGUOUS_) != 0 &&
+         (flags & py::detail::npy_api::NPY_ARRAY_ALIGNED_) != 0 && a.dtype().attr("isnative").cast<bool>();
+}
+
+// `a` as a C-contiguous, aligned, native array of T (itself when it is one).
+template <class T>
+py::array as(const py::array& a, bool& copied) {
+  if (a.dtype().equal(py::dtype::of<T>()) && in_place(a)) return a;
+  copied = true;
+  py::array c = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(a);
+  if (!c) throw py::type_error("demand: cannot convert dtype " + py::str(a.dtype()).cast<std::string>());
+  return c;
+}
+
+std::string shape_text(const py::array& a) {
+  std::string s = "(";
+  for (py::ssize_t i = 0; i < a.ndim(); ++i) s += (i ? ", " : "") + std::to_string(a.shape(i));
+  if (a.ndim() == 1) s += ",";
+  return s + ")";
+}
+
+}  // namespace
+
+HeldDemand to_demand(const py::handle& matrix, std::uint64_t gpus) {
+  HeldDemand h;
+  py::array a;
+  if (py::isinstance<py::array>(matrix)) {
+    a = py::reinterpret_borrow<py::array>(matrix);
+  } else {
+    a = py::module_::import("numpy").attr("asarray")(matrix);
+    h.copied = true;
+  }
+  const char kind = a.dtype().kind();
+  if (kind != 'u' && kind != 'i' && kind != 'f')
+    throw py::type_error("demand: dtype " + py::str(a.dtype()).cast<std::string>() +
+                         " is not a byte count (use a uint64 matrix; signed integers and floats are accepted)");
+  if (kind == 'f' && a.dtype().itemsize() > 8)
+    throw py::type_error("demand: dtype " + py::str(a.dtype()).cast<std::string>() +
+                         " is wider than float64 (convert to uint64)");
+  const auto n = gpus;
+  if (a.ndim() != 2 || a.shape(0) != a.shape(1) || static_cast<std::uint64_t>(a.shape(0)) != n) {
+    const std::string shape = shape_text(a);
+    throw StatusError(vpcat::PlanStatus::at(vpcat::PlanError::demand_size, "demand",
+                                            "shape %s, the catalog has %llu GPUs: expected (%llu, %llu)", shape.c_str(),
+                                            static_cast<unsigned long long>(n), static_cast<unsigned long long>(n),
+                                            static_cast<unsigned long long>(n)));
+  }
+  if (kind == 'f') {
+    h.array = as<double>(a, h.copied);
+    h.demand = vpcat::Demand::dense(static_cast<const double*>(h.array.data()), n);
+    return h;
+  }
+  if (kind == 'u') {
+    h.array = as<std::uint64_t>(a, h.copied);
+    h.demand = vpcat::Demand::dense(static_cast<const std::uint64_t*>(h.array.data()), n);
+    return h;
+  }
+  // Signed: int64 in place, after checking that no entry is negative; the
+  // bytes of a non-negative int64 are those of the same uint64.
+  h.array = as<std::int64_t>(a, h.copied);
+  const auto* v = static_cast<const std::int64_t*>(h.array.data());
+  for (std::uint64_t i = 0; i < n * n; ++i) {
+    if (v[i] >= 0) continue;
+    char where[64];
+    std::snprintf(where, sizeof where, "demand [%llu][%llu]", static_cast<unsigned long long>(i / n),
+                  static_cast<unsigned long long>(i % n));
+    throw StatusError(vpcat::PlanStatus::at(vpcat::PlanError::bad_demand_value, where,
+                                            "%lld: bytes must be a whole number >= 0", static_cast<long long>(v[i]))
+                          .with_cell(i / n, i % n));
+  }
+  h.demand = vpcat::Demand::dense(reinterpret_cast<const std::uint64_t*>(v), n);
+  return h;
+}
+
+}  // namespace vpcat_python
