@@ -28,6 +28,8 @@ packages=(
   clang llvm
   # Open MPI: libvpcat_mpi, the PMPI interposer, their mpirun tests, vp-analyze gather (mpi/).
   openmpi-bin libopenmpi-dev
+  # Test only: rsvg-convert renders the pictures to PNG in ctest's render_png (tests/render_png.sh).
+  librsvg2-bin
 )
 
 log() { printf 'install-deps: %s\n' "$*"; }
