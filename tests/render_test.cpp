@@ -1,36 +1,39 @@
-// The pictures (render/, docs/pictures.md): each is well-formed XML with the
-// expected number of GPU boxes / steps / bars for a fixture, escapes hostile
-// names, and the DOT graph has one node per component and one edge per
-// physical link. The primitives (escaping, the Gantt layout) directly; the
-// three pictures through the real binaries, as a user makes them.
+// The pictures' library (render/, docs/pictures.md), without the tools: the
+// primitives (XML and DOT escaping), the Gantt layout, and the three
+// pictures on fixtures, each well-formed XML with the expected number of
+// GPU boxes / steps / bars, hostile names escaped, the DOT graph with one
+// node per component and one edge per physical link. render_cli_test.cpp
+// makes the same pictures through the binaries.
 #include <doctest/doctest.h>
 
-#include <fstream>
-#include <nlohmann/json.hpp>
 #include <pugixml.hpp>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "support.hpp"
+#include "vp/import/import.hpp"
 #include "vp/render/gantt.hpp"
+#include "vp/render/plan_picture.hpp"
 #include "vp/render/svg.hpp"
-
-using vp::test::RunResult;
-using vp::test::shell_quote;
-using vp::test::TempDir;
+#include "vp/render/timeline_picture.hpp"
+#include "vp/render/topology_picture.hpp"
+#include "vpcat/mapped_file.hpp"
+#include "vpcat/planner.hpp"
 
 namespace {
 
+// Markup, quotes, a control byte and invalid UTF-8: what a host name or a
+// model string from an untrusted input may hold.
 const std::string kHostile = "<script>alert(\"x\")</script> & 'y' \x01\xff\xc3";
+const std::string kHostileText = "<script>alert(\"x\")</script> & 'y' ";  // what survives, as text
 
 std::size_t count(const pugi::xml_document& doc, const std::string& element, const std::string& cls) {
   return doc.select_nodes(("//" + element + "[@class='" + cls + "']").c_str()).size();
 }
 
-// Parse `svg`, failing the test with pugixml's reason when it is not
-// well-formed XML.
 void parse(pugi::xml_document& doc, const std::string& svg) {
   const pugi::xml_parse_result r = doc.load_buffer(svg.data(), svg.size());
   INFO("XML error: " << r.description() << " at offset " << r.offset);
@@ -41,42 +44,41 @@ void parse(pugi::xml_document& doc, const std::string& svg) {
 std::string all_text(const pugi::xml_document& doc) {
   std::string s;
   for (const pugi::xpath_node& n : doc.select_nodes("//text()")) s += n.node().value(), s += '\n';
+  for (const pugi::xpath_node& n : doc.select_nodes("//title")) s += n.node().child_value(), s += '\n';
   return s;
 }
 
-std::string read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+// The evaluation platform: 2 sockets, 2 host bridges, 4 PCIe switches, 8
+// GPUs, 4 NICs; 20 PCIe links and one inter-socket link.
+vp::Topology platform() {
+  return vp::import_topology(vp::test::fixture("platforms/pcie-gen4-2s4sw8g.json"), vp::InputFormat::json, {});
 }
 
-std::string tool(const char* bin) { return shell_quote(bin) + " "; }
-
-// A dense demand of `n` GPUs, `bytes` between every pair.
-std::string uniform_demand(std::size_t n, std::uint64_t bytes) {
-  std::string s = "{\"gpus\": " + std::to_string(n) + ", \"bytes\": [";
-  for (std::size_t i = 0; i < n; ++i) {
-    s += i ? ",[" : "[";
-    for (std::size_t j = 0; j < n; ++j) s += (j ? "," : "") + std::to_string(i == j ? 0 : bytes);
-    s += "]";
+// Orbits by kind (what compute_node_symmetry finds on this platform): each
+// component's orbit is the first component of its kind.
+std::vector<std::uint32_t> orbits_by_kind(const vp::Topology& t) {
+  std::vector<std::uint32_t> orbit(t.components.size());
+  for (std::size_t c = 0; c < t.components.size(); ++c) {
+    orbit[c] = static_cast<std::uint32_t>(c);
+    for (std::size_t d = 0; d < c; ++d)
+      if (t.components[d].kind == t.components[c].kind) {
+        orbit[c] = static_cast<std::uint32_t>(d);
+        break;
+      }
   }
-  return s + "]}";
+  return orbit;
 }
-
-const std::string kNode = vp::test::fixture("platforms/pcie-gen4-2s4sw8g.json");
-const std::string kCluster = vp::test::fixture("platforms/pcie-gen4-2s4sw8g-4n-switch.cluster.json");
-const std::string kCatalog4n = vp::test::fixture("catalogs/golden/pcie-gen4-2s4sw8g-4n-switch.vpcat");
 
 }  // namespace
 
 TEST_CASE("render: escape_xml escapes markup and replaces what XML forbids") {
   CHECK(vp::render::escape_xml("a<b>&\"'") == "a&lt;b&gt;&amp;&quot;&apos;");
-  CHECK(vp::render::escape_xml("caf\xC3\xA9") == "caf\xC3\xA9");                   // valid UTF-8 kept
-  CHECK(vp::render::escape_xml("x\x01y") == "x\xEF\xBF\xBDy");                      // control -> U+FFFD
-  CHECK(vp::render::escape_xml("\xff\xc3") == "\xEF\xBF\xBD\xEF\xBF\xBD");          // invalid UTF-8
+  CHECK(vp::render::escape_xml("caf\xC3\xA9") == "caf\xC3\xA9");           // valid UTF-8 kept
+  CHECK(vp::render::escape_xml("x\x01y") == "x\xEF\xBF\xBDy");              // control -> U+FFFD
+  CHECK(vp::render::escape_xml("\xff\xc3") == "\xEF\xBF\xBD\xEF\xBF\xBD");  // invalid UTF-8
   CHECK(vp::render::escape_xml("\xED\xA0\x80") == "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate
   CHECK(vp::render::escape_dot("a\"b\\c\nd\x02") == "a\\\"b\\\\c\\nd");
+  CHECK(vp::render::fit_text("abcdefghij", 10, 40) == "abcde\xE2\x80\xA6");
 }
 
 TEST_CASE("render: a Gantt chart with hostile labels is well-formed, one box per GPU, one rect per step and bar") {
@@ -84,7 +86,8 @@ TEST_CASE("render: a Gantt chart with hostile labels is well-formed, one box per
   c.title = kHostile;
   c.notes = {kHostile};
   c.gpu_labels = {kHostile, "GPU1", "GPU2"};
-  c.steps.push_back({10.0, false, {{0, 10.0, vp::render::RouteClass::network, kHostile}, {1, 4.0, vp::render::RouteClass::socket, ""}}});
+  c.steps.push_back({10.0, false, {{0, 10.0, vp::render::RouteClass::network, kHostile},
+                                   {1, 4.0, vp::render::RouteClass::socket, ""}}});
   c.steps.push_back({5.0, true, {{2, 5.0, vp::render::RouteClass::intra_switch, ""}}});
   c.marker_us = 12.0;
   c.marker_label = kHostile;
@@ -95,172 +98,139 @@ TEST_CASE("render: a Gantt chart with hostile labels is well-formed, one box per
   CHECK(count(doc, "rect", "bar") == 3);
   CHECK(count(doc, "rect", "shared") == 1);
   CHECK(count(doc, "line", "marker") == 1);
-  CHECK(all_text(doc).find("<script>alert(\"x\")</script> & 'y'") != std::string::npos);
+  CHECK(all_text(doc).find(kHostileText) != std::string::npos);
 }
 
-TEST_CASE("render: vp-analyze topology --svg draws every component of the node, coloured by orbit") {
-  const RunResult r = vp::test::run(tool(VP_ANALYZE_BIN) + "topology --input " + shell_quote(kNode) + " --svg -");
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
+TEST_CASE("render: the topology picture has a box per component, a line per physical link, a legend per orbit") {
+  vp::Topology t = platform();
+  // Hostile texts where the input puts them: models, a node type name.
+  t.components[t.switches[0]].model = kHostile;
+  t.components[t.gpus[3]].device_name = kHostile;
+  vp::render::TopologyPicture p;
+  p.node = &t;
+  p.component_orbit = orbits_by_kind(t);
+  p.title = kHostile;
+  p.notes = {"a note"};
   pugi::xml_document doc;
-  parse(doc, r.out);
+  const std::string svg = vp::render::topology_svg(p);
+  parse(doc, svg);
+  CHECK(svg.find("<script>") == std::string::npos);
+  CHECK(all_text(doc).find(kHostileText) != std::string::npos);
   CHECK(count(doc, "rect", "component gpu") == 8);
   CHECK(count(doc, "rect", "component nic") == 4);
   CHECK(count(doc, "rect", "component pcie_switch") == 4);
   CHECK(count(doc, "rect", "component host_bridge") == 2);
   CHECK(count(doc, "rect", "component cpu") == 2);
-  // The node's orbits: 2 sockets, 2 host bridges, 4 switches, 8 GPUs and 4
-  // NICs, each kind one orbit (docs/design.md §8: group order 128).
   CHECK(count(doc, "rect", "orbit") == 5);
+  CHECK(doc.select_nodes("//*[@class='link']").size() == 21);
+  // One fill per orbit: the 8 GPUs share one.
   std::set<std::string> gpu_fills;
   for (const pugi::xpath_node& n : doc.select_nodes("//rect[@class='component gpu']"))
     gpu_fills.insert(n.node().attribute("fill").value());
   CHECK(gpu_fills.size() == 1);
-  // 20 PCIe links and the inter-socket link, each drawn once.
-  CHECK(doc.select_nodes("//*[@class='link']").size() == 21);
-  CHECK(all_text(doc).find("|Aut| = 128") != std::string::npos);
+  // Without orbits every component is its own.
+  p.component_orbit.clear();
+  pugi::xml_document own;
+  parse(own, vp::render::topology_svg(p));
+  CHECK(count(own, "rect", "orbit") == t.components.size());
 }
 
-TEST_CASE("render: vp-analyze topology --svg of a cluster draws one node and names the cluster") {
-  const RunResult r = vp::test::run(tool(VP_ANALYZE_BIN) + "topology --input " + shell_quote(kNode) + " --cluster " +
-                                    shell_quote(kCluster) + " --svg -");
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  pugi::xml_document doc;
-  parse(doc, r.out);
-  CHECK(count(doc, "rect", "component gpu") == 8);
-  CHECK(all_text(doc).find("cluster of 4 nodes (32 GPUs), fabric single_switch") != std::string::npos);
-}
-
-TEST_CASE("render: vp-analyze topology --dot has one node per component and one edge per physical link") {
-  TempDir dir;
-  const std::string dot = dir.path() + "/t.dot", svg = dir.path() + "/t.svg";
-  const RunResult r = vp::test::run(tool(VP_ANALYZE_BIN) + "topology --input " + shell_quote(kNode) + " --svg " +
-                                    shell_quote(svg) + " --dot " + shell_quote(dot));
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  CHECK(r.out == "");  // the pictures replace the text report
-  const std::string text = read(dot);
-  CHECK(text.rfind("graph topology {", 0) == 0);
+TEST_CASE("render: the topology DOT has one node per component and one edge per physical link, escaped") {
+  vp::Topology t = platform();
+  t.components[t.switches[0]].model = kHostile;
+  vp::render::TopologyPicture p;
+  p.node = &t;
+  p.component_orbit = orbits_by_kind(t);
+  p.title = kHostile;
+  const std::string dot = vp::render::topology_dot(p);
+  CHECK(dot.rfind("graph topology {", 0) == 0);
   const std::regex node_line(R"(^  c\d+ \[label=)"), edge_line(R"(^  c\d+ -- c\d+ \[)");
   std::size_t nodes = 0, edges = 0;
-  std::istringstream lines(text);
+  std::istringstream lines(dot);
   for (std::string line; std::getline(lines, line);) {
     nodes += std::regex_search(line, node_line);
     edges += std::regex_search(line, edge_line);
   }
   CHECK(nodes == 20);
   CHECK(edges == 21);
-  pugi::xml_document doc;
-  parse(doc, read(svg));
+  CHECK(dot.find("alert(\\\"x\\\")") != std::string::npos);
+  CHECK(dot.find("alert(\"x\")") == std::string::npos);
+  CHECK(dot.find('\x01') == std::string::npos);
 }
 
-TEST_CASE("render: hostile names in a topology are escaped in the SVG and the DOT") {
-  std::string input = read(kNode);
-  const std::string model = "Broadcom PEX88096";
-  REQUIRE(input.find(model) != std::string::npos);
-  // As JSON text: quotes and the backslash escaped, the bytes themselves raw.
-  const std::string hostile_json = "<script>alert(\\\"x\\\")</script> & 'y'";
-  for (std::size_t at; (at = input.find(model)) != std::string::npos;) input.replace(at, model.size(), hostile_json);
-  TempDir dir;
-  const std::string path = dir.write("hostile.json", input);
-  const RunResult r = vp::test::run(tool(VP_ANALYZE_BIN) + "topology --input " + shell_quote(path) + " --svg - ");
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  pugi::xml_document doc;
-  parse(doc, r.out);
-  CHECK(r.out.find("<script>") == std::string::npos);
-  CHECK(all_text(doc).find("<script>") != std::string::npos);  // the name, as text
-  const RunResult d = vp::test::run(tool(VP_ANALYZE_BIN) + "topology --input " + shell_quote(path) + " --dot -");
-  REQUIRE(d.exit_code == 0);
-  CHECK(d.out.find("alert(\\\"x\\\")") != std::string::npos);
-  CHECK(d.out.find("alert(\"x\")") == std::string::npos);
-}
-
-TEST_CASE("render: vp-analyze topology --svg and --dot cannot share a file") {
-  const RunResult r =
-      vp::test::run(tool(VP_ANALYZE_BIN) + "topology --input " + shell_quote(kNode) + " --svg - --dot -");
-  CHECK(r.exit_code == 1);
-  CHECK(r.err.find("--svg and --dot both name -") != std::string::npos);
-}
-
-TEST_CASE("render: vp-plan --svg has one step column per step and one bar per sending GPU and step") {
-  TempDir dir;
-  const std::string demand = dir.write("D.json", uniform_demand(32, 1 << 20));
-  const std::string svg = dir.path() + "/plan.svg";
-  const RunResult r = vp::test::run(tool(VP_PLAN_BIN) + "--catalog " + shell_quote(kCatalog4n) + " --demand " +
-                                    shell_quote(demand) + " --json --svg " + shell_quote(svg));
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  const nlohmann::json plan = nlohmann::json::parse(r.out);
-  std::size_t senders = 0;
-  for (const auto& step : plan["steps"]) {
-    std::set<std::uint64_t> src;
-    for (const auto& t : step["transfers"]) src.insert(t["src"].get<std::uint64_t>());
-    senders += src.size();
+TEST_CASE("render: the plan picture has one step column per step and one bar per sending GPU and step") {
+  vpcat::CatalogFile file;
+  const std::string path = vp::test::fixture("catalogs/golden/pcie-gen4-2s4sw8g-4n-switch.vpcat");
+  REQUIRE(vpcat::CatalogFile::open(path.c_str(), &file).ok());
+  vpcat::Planner planner;
+  REQUIRE(planner.init(file.view()).ok());
+  const std::uint64_t n = 32;
+  std::vector<std::uint64_t> bytes(n * n);
+  for (std::uint64_t s = 0; s < n; ++s)
+    for (std::uint64_t d = 0; d < n; ++d) bytes[s * n + d] = s == d ? 0 : (std::uint64_t{1} << 20) * (1 + (s * 7 + d) % 5);
+  for (const bool shared : {false, true}) {
+    CAPTURE(shared);
+    vpcat::PlanOptions o;
+    o.allow_shared = shared;
+    vpcat::Plan plan;
+    REQUIRE(planner.plan(vpcat::Demand::dense(bytes.data(), n), o, plan).ok());
+    std::size_t senders = 0, shared_steps = 0;
+    for (std::size_t i = 0; i < plan.step_count(); ++i) {
+      std::set<std::uint32_t> src;
+      for (std::uint32_t k = 0; k < plan.step(i).count; ++k) src.insert(plan.step_transfers(i)[k].src);
+      senders += src.size();
+      shared_steps += plan.step(i).shared != 0;
+    }
+    std::vector<std::string> labels(n);
+    labels[0] = kHostile;
+    auto route_of = [](const vpcat::PlanTransfer& x) {
+      return x.src_nic != vpcat::kNoNic ? vp::render::RouteClass::network : vp::render::RouteClass::intra_switch;
+    };
+    pugi::xml_document doc;
+    parse(doc, vp::render::plan_svg(plan, o.latency_us, labels, route_of, "plan"));
+    CHECK(count(doc, "rect", "gpu") == n);
+    CHECK(count(doc, "rect", "step") == plan.step_count());
+    CHECK(count(doc, "rect", "bar") == senders);
+    CHECK(count(doc, "rect", "shared") == shared_steps);
+    CHECK(all_text(doc).find(kHostileText) != std::string::npos);
+    // Bars within their steps: a bar's width never exceeds its step's.
+    const vp::render::GanttChart c = vp::render::plan_chart(plan, o.latency_us, labels, route_of, "plan");
+    for (const vp::render::GanttStep& s : c.steps)
+      for (const vp::render::GanttBar& b : s.bars) CHECK(b.us <= s.us * (1 + 1e-9));
   }
-  pugi::xml_document doc;
-  parse(doc, read(svg));
-  CHECK(count(doc, "rect", "gpu") == 32);
-  CHECK(count(doc, "rect", "step") == plan["steps"].size());
-  CHECK(count(doc, "rect", "bar") == senders);
-  // Both network and intra-node bars (colours of the legend's classes).
-  std::set<std::string> fills;
-  for (const pugi::xpath_node& n : doc.select_nodes("//rect[@class='bar']")) fills.insert(n.node().attribute("fill").value());
-  CHECK(fills.count(std::string(vp::render::route_colour(vp::render::RouteClass::network))) == 1);
-  CHECK(fills.size() >= 2);
 }
 
-TEST_CASE("render: vp-plan --svg marks the shared step") {
-  TempDir dir;
-  const std::string demand = dir.write("D.json", uniform_demand(32, 4096));
-  const RunResult r = vp::test::run(tool(VP_PLAN_BIN) + "--catalog " + shell_quote(kCatalog4n) + " --demand " +
-                                    shell_quote(demand) + " --allow-shared --svg -");
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  // The summary goes to standard error when the picture takes standard output.
-  const std::regex shared_count(R"(steps \((\d+) shared\))");
-  std::smatch m;
-  REQUIRE(std::regex_search(r.err, m, shared_count));
+TEST_CASE("render: the timeline has the schedule's steps, a bar per sending GPU and step, the bound's cut") {
+  const vp::Topology t = platform();
+  vp::sim::Schedule schedule;
+  auto flow = [&](std::size_t s, std::size_t d) {
+    vp::sim::Flow f;
+    f.src = f.origin = t.gpus[s];
+    f.dst = f.final = t.gpus[d];
+    f.bytes = 1e6;
+    f.route = vp::default_route(t, f.src, f.dst);
+    return f;
+  };
+  schedule.steps.push_back({{flow(0, 1), flow(0, 4), flow(2, 3)}});  // gpu0 sends twice: one bar
+  schedule.steps.push_back({{flow(5, 6)}});
+  schedule.steps.push_back({});                                     // an empty step: a column, no bar
+  vp::sim::SimResult result;
+  result.step_us = {60.0, 45.0, 0.0};
+  result.time_us = 105.0;
+  vp::sim::LowerBound bound;
+  bound.time_us = 80.0;
+  bound.cut = {kHostile, 2e6, 24.0, 75.0};
   pugi::xml_document doc;
-  parse(doc, r.out);
-  CHECK(count(doc, "rect", "shared") == std::stoul(m[1].str()));
-}
-
-TEST_CASE("render: vp-sim --svg draws the chosen schedule's steps and the bound's cut") {
-  TempDir dir;
-  const std::string svg = dir.path() + "/sim.svg";
-  const RunResult r = vp::test::run(tool(VP_SIM_BIN) + "--catalog " + shell_quote(kCatalog4n) +
-                                    " --workload uniform --schedulers variopath,spreadout --svg-scheduler spreadout "
-                                    "--json --svg " + shell_quote(svg));
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  const nlohmann::json j = nlohmann::json::parse(r.out);
-  const nlohmann::json& c = j.contains("calls") ? j["calls"][0] : j;
-  pugi::xml_document doc;
-  parse(doc, read(svg));
-  // SpreadOut: n - 1 steps, every GPU sending in each.
-  CHECK(c["results"]["spreadout"]["steps"] == 31);
-  CHECK(count(doc, "rect", "step") == 31);
-  CHECK(count(doc, "rect", "bar") == 31 * 32);
-  CHECK(count(doc, "rect", "gpu") == 32);
+  parse(doc, vp::render::timeline_svg(t, schedule, result, bound, "timeline"));
+  CHECK(count(doc, "rect", "gpu") == 8);
+  CHECK(count(doc, "rect", "step") == 3);
+  CHECK(count(doc, "rect", "bar") == 3);
   CHECK(count(doc, "line", "marker") == 1);
-  const std::string cut = c["bound_cut"]["name"].get<std::string>();
-  REQUIRE(!cut.empty());
-  CHECK(all_text(doc).find("binding cut: " + cut) != std::string::npos);
-}
-
-TEST_CASE("render: vp-sim --svg defaults to VarioPath's plan and refuses a scheduler it does not run") {
-  const RunResult r = vp::test::run(tool(VP_SIM_BIN) + "--catalog " + shell_quote(kCatalog4n) +
-                                    " --workload uniform --schedulers variopath --svg -");
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  pugi::xml_document doc;
-  parse(doc, r.out);
-  CHECK(all_text(doc).find("vp-sim: variopath on") != std::string::npos);
-  CHECK(r.err.find("variopath") != std::string::npos);  // the report, on standard error
-  const RunResult bad = vp::test::run(tool(VP_SIM_BIN) + "--catalog " + shell_quote(kCatalog4n) +
-                                      " --workload uniform --schedulers variopath --svg - --svg-scheduler fast");
-  CHECK(bad.exit_code == 1);
-  CHECK(bad.err.find("--svg-scheduler fast: not among the schedulers run") != std::string::npos);
+  CHECK(all_text(doc).find("binding cut: " + kHostileText) != std::string::npos);
+  // gpu0's bar takes the most remote class of its flows (gpu0 -> gpu4 crosses the sockets).
+  const vp::render::GanttChart c = vp::render::timeline_chart(t, schedule, result, bound, "timeline");
+  REQUIRE(c.steps[0].bars.size() == 2);
+  CHECK(c.steps[0].bars[0].gpu == 0);
+  CHECK(c.steps[0].bars[0].route == vp::render::RouteClass::socket);
+  CHECK(c.steps[0].bars[1].route == vp::render::RouteClass::intra_switch);
 }
