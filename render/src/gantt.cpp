@@ -80,8 +80,7 @@ std::string gantt_svg(const GanttChart& c) {
     for (const GanttBar& b : s.bars) {
       if (b.gpu >= rows) continue;
       const double y = top + kRow * b.gpu + (kRow - kBar) / 2;
-      d.rect(x, y, std::max(std::min(b.us, s.us) * scale, 0.5), kBar, route_colour(b.route), "#ffffff", "bar", b.tip,
-             "stroke-width=\"0.3\"");
+      d.rect(x, y, std::max(std::min(b.us, s.us) * scale, 0.5), kBar, route_colour(b.route), "none", "bar", b.tip);
     }
     if (s.shared) {
       d.rect(x, top, std::max(w, 0.5), plot_h, "url(#hatch)", "#000000", "shared",

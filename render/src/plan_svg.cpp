@@ -47,9 +47,9 @@ GanttChart plan_chart(const vpcat::Plan& plan, double latency_us, const std::vec
       ++sends[b];
       bytes[b] += t.bytes;
       if (sends[b] == 1)
-        bar.tip = fmt::format("step {}: {} -> {}, {} bytes at {:g} GB/s solo ({}), {:.1f} us", i, c.gpu_labels[t.src],
+        bar.tip = fmt::format("step {}: {} -> {}, {} B at {:g} GB/s, {:.1f} us", i, c.gpu_labels[t.src],
                               t.dst < c.gpu_labels.size() ? c.gpu_labels[t.dst] : std::to_string(t.dst), t.bytes,
-                              t.solo_gbps, to_label(rc), us);
+                              t.solo_gbps, us);
     }
     for (std::size_t b = 0; b < s.bars.size(); ++b)
       if (sends[b] > 1)

@@ -102,7 +102,7 @@ std::string topology_svg(const TopologyPicture& p) {
 
   // The legend: one entry per orbit, in columns.
   const double legend_top = tree_bottom + 34;
-  const double entry_w = 300, entry_h = 16;
+  const double entry_w = 350, entry_h = 16;
   double width = std::max(next_x - kGap + kMargin, 2 * kMargin + 2 * entry_w);
   for (const std::string& s : p.notes) width = std::max(width, 2 * kMargin + text_width(s, 11));
   width = std::max(width, 2 * kMargin + text_width(p.title, 14));
