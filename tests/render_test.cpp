@@ -210,6 +210,9 @@ TEST_CASE("render: the timeline has the schedule's steps, a bar per sending GPU 
     f.dst = f.final = t.gpus[d];
     f.bytes = 1e6;
     f.route = vp::default_route(t, f.src, f.dst);
+    // As VarioPath's schedule (simulator/src/variopath.cpp) leaves it: the
+    // links are right, the type says LOC for every intra-node route.
+    f.route.type = vp::PathType::LOC;
     return f;
   };
   schedule.steps.push_back({{flow(0, 1), flow(0, 4), flow(2, 3)}});  // gpu0 sends twice: one bar
@@ -228,7 +231,8 @@ TEST_CASE("render: the timeline has the schedule's steps, a bar per sending GPU 
   CHECK(count(doc, "rect", "bar") == 3);
   CHECK(count(doc, "line", "marker") == 1);
   CHECK(all_text(doc).find("binding cut: " + kHostileText) != std::string::npos);
-  // gpu0's bar takes the most remote class of its flows (gpu0 -> gpu4 crosses the sockets).
+  // gpu0's bar takes the most remote class of its flows (gpu0 -> gpu4 crosses
+  // the sockets), found from the route's links and endpoints, not its type.
   const vp::render::GanttChart c = vp::render::timeline_chart(t, schedule, result, bound, "timeline");
   REQUIRE(c.steps[0].bars.size() == 2);
   CHECK(c.steps[0].bars[0].gpu == 0);

@@ -7,6 +7,20 @@
 
 namespace vp::render {
 
+namespace {
+
+// From the links the flow takes (a schedule's Route need not carry its
+// type: VarioPath's routes come from the catalog's link lists): network when
+// one is a network link, otherwise the path type between its endpoints.
+RouteClass flow_class(const Topology& t, const sim::Flow& f) {
+  for (LinkId l : f.route.links)
+    if (l < t.links.size() && t.links[l].kind == LinkKind::network) return RouteClass::network;
+  if (f.src >= t.components.size() || f.dst >= t.components.size()) return RouteClass::network;
+  return route_class(path_type(t, f.src, f.dst));
+}
+
+}  // namespace
+
 GanttChart timeline_chart(const Topology& t, const sim::Schedule& schedule, const sim::SimResult& result,
                           const sim::LowerBound& bound, const std::string& title) {
   GanttChart c;
@@ -27,7 +41,7 @@ GanttChart timeline_chart(const Topology& t, const sim::Schedule& schedule, cons
       ++flows;
       if (f.src >= row.size() || row[f.src] < 0) continue;
       const auto g = static_cast<std::size_t>(row[f.src]);
-      const RouteClass rc = route_class(f.route.type);
+      const RouteClass rc = flow_class(t, f);
       if (bar_of[g] == SIZE_MAX) {
         bar_of[g] = s.bars.size();
         s.bars.push_back(GanttBar{static_cast<std::uint32_t>(g), s.us, rc, {}});
