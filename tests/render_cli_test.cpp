@@ -206,7 +206,7 @@ TEST_CASE("render cli: vp-sim --svg draws the chosen schedule's steps and the bo
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const nlohmann::json j = nlohmann::json::parse(r.out);
-  const nlohmann::json& c = j.contains("calls") ? j["calls"][0] : j;
+  const nlohmann::json& c = j.contains("calls") && j["calls"].is_array() ? j["calls"][0] : j;  // one call: at the top
   pugi::xml_document doc;
   parse(doc, read(svg));
   // SpreadOut: n - 1 steps, every GPU sending in each.
