@@ -36,6 +36,8 @@ packages=(
   python3-numpy
   # and pytest for its tests (ctest python_binding).
   python3-pytest
+  # Test only: rsvg-convert renders the pictures to PNG in ctest's render_png (tests/render_png.sh).
+  librsvg2-bin
 )
 
 log() { printf 'install-deps: %s\n' "$*"; }

@@ -2,6 +2,7 @@
 // (runtime_loader/include/vpcat/planner.hpp) and print the plan.
 //
 //   vp-plan --catalog cluster.vpcat --demand D.json --json
+//   vp-plan --catalog cluster.vpcat --demand D.json --svg plan.svg
 //
 // Exit codes (vp::ExitCode, vp::cli::run_main): 0 ok, 1 usage, 2 unreadable
 // or malformed input (catalog file, demand file, a demand the planner
@@ -15,6 +16,10 @@
 
 #include "plan_json.hpp"
 #include "vp/base/errors.hpp"
+#include "vp/catalog/reader.hpp"
+#include "vp/cli/output.hpp"
+#include "vp/render/plan_picture.hpp"
+#include "vp/sim/catalog_topology.hpp"
 #include "vp/cli/catalog_file.hpp"
 #include "vp/cli/demand_file.hpp"
 #include "vp/cli/run_main.hpp"
@@ -24,13 +29,31 @@
 namespace {
 
 struct Options {
-  std::string catalog, demand;
+  std::string catalog, demand, svg;
   bool json = false;
   unsigned repeat = 1;
   vpcat::PlanOptions plan;
 };
 
+// The plan as a Gantt chart (docs/pictures.md): route classes from the path
+// types of the catalog's topology.
+void write_plan_svg(const Options& o, const vpcat::CatalogFile& file, const vpcat::Plan& plan) {
+  const vp::Topology t = vp::sim::catalog_topology(vp::catalog::to_catalog(file.view()), o.catalog);
+  std::vector<std::string> labels;
+  for (std::size_t g = 0; g < t.gpus.size(); ++g)
+    labels.push_back(t.nodes.size() > 1 ? t.display_name(t.gpus[g]) : fmt::format("GPU{}", g));
+  auto route_of = [&](const vpcat::PlanTransfer& x) {
+    if (x.src_nic != vpcat::kNoNic || x.src >= t.gpus.size() || x.dst >= t.gpus.size())
+      return vp::render::RouteClass::network;
+    return vp::render::route_class(vp::path_type(t, t.gpus[x.src], t.gpus[x.dst]));
+  };
+  const std::string svg = vp::render::plan_svg(plan, o.plan.latency_us, labels, route_of,
+                                               fmt::format("vp-plan: {} on {}", o.demand, o.catalog));
+  vp::cli::write_outputs({{o.svg, reinterpret_cast<const std::uint8_t*>(svg.data()), svg.size()}});
+}
+
 int run(const Options& o) {
+  if (o.json && o.svg == "-") throw vp::UsageError("--json and --svg - cannot both write standard output");
   vpcat::CatalogFile file;
   vp::cli::open_catalog_file(o.catalog, file);
   vpcat::Planner planner;
@@ -48,6 +71,7 @@ int run(const Options& o) {
     }
     if (r == 0 || us < best_us) best_us = us;
   }
+  if (!o.svg.empty()) write_plan_svg(o, file, plan);
   if (o.json) {
     vp::plan_cli::PlanReport report;
     report.planning_us = best_us;
@@ -57,7 +81,8 @@ int run(const Options& o) {
   } else {
     std::size_t shared = 0;
     for (std::size_t i = 0; i < plan.step_count(); ++i) shared += plan.step(i).shared != 0;
-    fmt::print("{} GPUs, {} steps ({} shared), {} transfers, {} bytes; expected {:.1f} us; planned in {:.1f} us\n",
+    fmt::print(o.svg == "-" ? stderr : stdout,
+               "{} GPUs, {} steps ({} shared), {} transfers, {} bytes; expected {:.1f} us; planned in {:.1f} us\n",
                plan.gpus(), plan.step_count(), shared, plan.transfer_count(), plan.total_bytes(), plan.expected_us(),
                best_us);
   }
@@ -75,6 +100,11 @@ int main(int argc, char** argv) {
                  "{\"gpus\": n, \"entries\": [[src, dst, bytes], ...]}")
       ->required();
   app.add_flag("--json", o.json, "Print the whole plan as JSON (schemas/plan.schema.json)");
+  app.add_option("--svg", o.svg,
+                 "Also draw the plan as a Gantt chart, SVG, to FILE (\"-\": standard output, the summary then goes "
+                 "to standard error): steps x GPUs, step width = its expected time, bars coloured by route type "
+                 "(intra-switch, root complex, socket, network), the shared step hatched (docs/pictures.md)")
+      ->type_name("FILE");
   app.add_option("--latency-us", o.plan.latency_us, "Start-up latency per transfer, microseconds (default 5)");
   app.add_option("--min-step-latencies", o.plan.min_step_latencies,
                  "Cut payloads into steps no shorter than this many latencies (default 4)");

@@ -80,6 +80,10 @@ CaseResult compare(const Topology& t, vpcat::Planner& planner, const sim::Demand
     r.steps = schedule.steps.size();
     for (const sim::Step& s : schedule.steps) r.flows += s.flows.size();
     out.results.push_back(r);
+    if (name == opts.keep) {
+      out.kept_schedule = std::move(schedule);
+      out.kept_sim = sim;
+    }
   }
   return out;
 }

@@ -37,6 +37,9 @@ struct CompareOptions {
   int plan_timed_calls = 5;      // VarioPath planning time: median of this many calls after a warm-up
   int deepep_chunks = 8;
   int nccl_peers = 8;            // NcclOptions::peers_in_flight
+  // The scheduler whose schedule and simulation CaseResult keeps (vp-sim
+  // --svg draws them); empty: none.
+  std::string keep;
 };
 
 struct SchedulerResult {
@@ -56,6 +59,9 @@ struct CaseResult {
   sim::LowerBound route_bound;  // direct_route_bound(): holds for fanout, nccl, spreadout only
   double total_bytes = 0.0;
   std::vector<SchedulerResult> results;  // in the order asked
+  // CompareOptions::keep's schedule and its simulation (empty otherwise).
+  sim::Schedule kept_schedule;
+  sim::SimResult kept_sim;
 };
 
 // Throws vp::InputError("demand", ...) for a demand that does not fit or

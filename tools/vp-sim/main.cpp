@@ -6,6 +6,7 @@
 //
 //   vp-sim --catalog cluster.vpcat --demand D.json --schedulers all --json
 //   vp-sim --catalog cluster.vpcat --workload moe:zipf=1.2,hidden=4096
+//   vp-sim --catalog cluster.vpcat --workload uniform --svg timeline.svg --svg-scheduler fanout
 //
 // Exit codes (vp::ExitCode, vp::cli::run_main): 0 ok, 1 usage, 2 unreadable
 // or malformed input (catalog file, demand file, a demand the planner
@@ -14,6 +15,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -24,6 +26,8 @@
 #include "vp/catalog/reader.hpp"
 #include "vp/cli/catalog_file.hpp"
 #include "vp/cli/demand_file.hpp"
+#include "vp/cli/output.hpp"
+#include "vp/render/timeline_picture.hpp"
 #include "vp/cli/run_main.hpp"
 #include "vp/sim/catalog_topology.hpp"
 #include "vp/sim/variopath.hpp"
@@ -33,7 +37,7 @@
 namespace {
 
 struct Options {
-  std::string catalog, demand, workload, schedulers = "all", model = "ideal", contention;
+  std::string catalog, demand, workload, schedulers = "all", model = "ideal", contention, svg, svg_scheduler;
   bool json = false;
   vp::sim_cli::CompareOptions compare;
 };
@@ -64,6 +68,18 @@ int run(Options o) {
   vpcat::Planner planner;
   if (vpcat::PlanStatus s = planner.init(file.view()); !s.ok()) throw vp::InputError(o.catalog, 0, s.message());
   const std::vector<std::string> schedulers = vp::sim_cli::parse_schedulers(o.schedulers);
+  if (!o.svg.empty()) {
+    if (o.json && o.svg == "-") throw vp::UsageError("--json and --svg - cannot both write standard output");
+    if (o.svg_scheduler.empty())
+      o.svg_scheduler = std::find(schedulers.begin(), schedulers.end(), "variopath") != schedulers.end()
+                            ? std::string("variopath")
+                            : schedulers.front();
+    if (std::find(schedulers.begin(), schedulers.end(), o.svg_scheduler) == schedulers.end())
+      throw vp::UsageError(fmt::format("--svg-scheduler {}: not among the schedulers run (--schedulers {})",
+                                       o.svg_scheduler, o.schedulers));
+  } else if (!o.svg_scheduler.empty()) {
+    throw vp::UsageError("--svg-scheduler goes with --svg FILE");
+  }
 
   vp::sim_cli::RunInfo info;
   info.catalog = o.catalog;
@@ -88,15 +104,25 @@ int run(Options o) {
   std::vector<vp::sim_cli::CaseResult> calls;
   for (const vp::sim::Demand& d : demands) {
     try {
+      o.compare.keep = calls.empty() ? o.svg_scheduler : std::string();  // the picture draws the first call
       calls.push_back(vp::sim_cli::compare(topology, planner, d, schedulers, o.compare));
     } catch (const vp::sim::PlanRefused& e) {
       if (o.demand.empty()) throw;
       throw demand_file.refusal(e.status());  // at the entry it names
     }
   }
+  if (!o.svg.empty()) {
+    const vp::sim_cli::CaseResult& first = calls.front();
+    const std::string svg = vp::render::timeline_svg(
+        topology, first.kept_schedule, first.kept_sim, first.bound,
+        fmt::format("vp-sim: {} on {}, {}{}", o.svg_scheduler, o.catalog,
+                    o.demand.empty() ? "workload " + info.workload : o.demand,
+                    calls.size() > 1 ? fmt::format(" (call 0 of {})", calls.size()) : std::string()));
+    vp::cli::write_outputs({{o.svg, reinterpret_cast<const std::uint8_t*>(svg.data()), svg.size()}});
+  }
   const std::string text =
       o.json ? vp::sim_cli::report_json(info, calls) : vp::sim_cli::report_text(info, calls);
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fwrite(text.data(), 1, text.size(), o.svg == "-" ? stderr : stdout);
   return 0;
 }
 
@@ -145,6 +171,15 @@ int main(int argc, char** argv) {
                  "The contention model's parameter table (schemas/contention.schema.json; the committed one is "
                  "simulator/contention.json); required with --model contention");
   app.add_flag("--json", o.json, "Print JSON (schemas/sim.schema.json) instead of a table");
+  app.add_option("--svg", o.svg,
+                 "Also draw the simulated timeline of one schedule (--svg-scheduler) as SVG to FILE (\"-\": standard "
+                 "output, the report then goes to standard error): steps x GPUs, step width = its simulated time, "
+                 "the lower bound marked with its binding cut; for a multi-call workload, the first call "
+                 "(docs/pictures.md)")
+      ->type_name("FILE");
+  app.add_option("--svg-scheduler", o.svg_scheduler,
+                 "The schedule --svg draws: one of the --schedulers run (default variopath when it runs, else the "
+                 "first)");
   app.add_flag("--allow-shared", o.compare.plan.allow_shared, "VarioPath plans may end with one shared step (vp-plan --allow-shared)");
   return vp::cli::run_main({"vp-sim", vp::cli::Catalogs::read}, app, argc, argv, [&] { return run(o); });
 }

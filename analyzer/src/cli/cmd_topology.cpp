@@ -2,7 +2,8 @@
 // links with their GB/s and where each figure came from, and the
 // `nvidia-smi topo -m`-style path-type matrices (GPU x GPU, then GPU x NIC
 // with the NIC legend); --json prints the normalized topology
-// (schemas/topology.schema.json).
+// (schemas/topology.schema.json); --svg / --dot draw one node's PCIe tree
+// with its orbits (vp/render/topology_picture.hpp, docs/pictures.md).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,6 +13,9 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "vp/analysis/request.hpp"
+#include "vp/analysis/symmetry.hpp"
+#include "vp/cli/output.hpp"
+#include "vp/render/topology_picture.hpp"
 #include "vp/import/json_topology.hpp"
 #include "vp/topology/routes.hpp"
 
@@ -22,6 +26,7 @@ namespace {
 struct TopologyOptions {
   AnalysisRequest input;
   bool json = false;
+  std::string svg, dot;  // picture outputs ("-" = standard output)
 };
 
 // "cpu0 > host_bridge0 > pcie_switch1" for the ancestors of c.
@@ -172,6 +177,54 @@ void print_nic_matrix(const Topology& t) {
   }
 }
 
+// The picture of the cluster's first node (its node type, whose orbits the
+// analysis computes), with the cluster's size and fabric in the notes.
+void write_pictures(const LoadedInput& in, const TopologyOptions& o) {
+  const Topology& t = in.topology;
+  const NodeTypeSpec* type = nullptr;
+  for (const NodeTypeSpec& s : in.cluster.node_types)
+    if (!type || (!t.nodes.empty() && s.name == t.nodes[0].type)) type = &s;
+  const Topology& node = type ? type->topology : t;
+  render::TopologyPicture p;
+  p.node = &node;
+  p.title = fmt::format("{}: {}", in.origin, type ? type->name : t.nodes[0].name);
+  p.notes.push_back(fmt::format("{} GPUs, {} NICs, {} PCIe switches, {} host bridges, {} sockets per node",
+                                node.gpus.size(), node.nics.size(), node.switches.size(), node.host_bridges.size(),
+                                node.sockets.size()));
+  if (t.nodes.size() > 1)
+    p.notes.push_back(fmt::format(
+        "cluster of {} nodes ({} GPUs), fabric {}{}; one node ({}) drawn", t.nodes.size(), t.gpus.size(),
+        to_string(t.fabric.kind),
+        t.fabric.kind == FabricKind::leaf_spine
+            ? fmt::format(", {} nodes per leaf, {:g}:1 oversubscription", t.fabric.leaf_size, t.fabric.oversubscription)
+            : "",
+        t.nodes[0].name));
+  try {
+    const NodeSymmetry sym = compute_node_symmetry(node);
+    p.component_orbit = sym.component_orbit;
+    p.notes.push_back(fmt::format("|Aut| = {}, {} orbits of components", sym.order.to_string(),
+                                  [&] {
+                                    std::vector<std::uint32_t> reps = sym.component_orbit;
+                                    std::sort(reps.begin(), reps.end());
+                                    return static_cast<std::size_t>(std::unique(reps.begin(), reps.end()) - reps.begin());
+                                  }()));
+  } catch (const std::logic_error& e) {
+    // A topology whose routing breaks its symmetry: drawn without orbits.
+    p.notes.push_back(fmt::format("orbits not shown: {}", e.what()));
+  }
+  std::string svg, dot;
+  std::vector<catalog::OutputFile> files;
+  if (!o.svg.empty()) {
+    svg = render::topology_svg(p);
+    files.push_back({o.svg, reinterpret_cast<const std::uint8_t*>(svg.data()), svg.size()});
+  }
+  if (!o.dot.empty()) {
+    dot = render::topology_dot(p);
+    files.push_back({o.dot, reinterpret_cast<const std::uint8_t*>(dot.data()), dot.size()});
+  }
+  write_outputs(files);
+}
+
 }  // namespace
 
 Runner setup_topology_command(CLI::App& app) {
@@ -182,9 +235,24 @@ Runner setup_topology_command(CLI::App& app) {
   cmd->add_flag("--json", opts->json,
                 "Print the normalized topology as JSON (schemas/topology.schema.json), with the output-only "
                 "path_types (GPU x GPU) and nic_path_types (GPU x NIC) of the whole topology");
+  cmd->add_option("--svg", opts->svg,
+                  "Draw the PCIe tree of one node (sockets, host bridges, switches, GPUs, NICs) with link "
+                  "capacities and components coloured by automorphism orbit, as SVG, to FILE (\"-\": standard "
+                  "output); the text report is then not printed (--json still is)")
+      ->type_name("FILE");
+  cmd->add_option("--dot", opts->dot, "The same node as a Graphviz DOT graph, to FILE (\"-\": standard output)")
+      ->type_name("FILE");
   return [opts]() {
+    if (!opts->svg.empty() && opts->svg == opts->dot)
+      throw UsageError(fmt::format("--svg and --dot both name {} (two outputs cannot share it)", opts->svg));
+    if (opts->json && writes_stdout({opts->svg, opts->dot}))
+      throw UsageError("--json and a picture on standard output (\"-\") cannot share it");
     LoadedInput in = load_input(opts->input);
     const Topology& t = in.topology;
+    if (!opts->svg.empty() || !opts->dot.empty()) {
+      write_pictures(in, *opts);
+      if (!opts->json) return 0;
+    }
     if (opts->json) {
       fmt::print("{}\n", topology_to_json(t).dump(2));
       return 0;

@@ -1,0 +1,44 @@
+// The data a Gantt-style picture draws: steps one after the other on a time
+// axis, one row per GPU, a bar where a GPU sends in a step. vp-plan --svg
+// (plan_svg) and vp-sim --svg (timeline_svg) fill it from a plan and from a
+// simulated schedule.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vp/render/svg.hpp"
+
+namespace vp::render {
+
+struct GanttBar {
+  std::uint32_t gpu = 0;      // row: the sending GPU's global index
+  double us = 0.0;            // bar length from the step's start (<= the step's duration)
+  RouteClass route = RouteClass::intra_switch;
+  std::string tip;            // tooltip (input text allowed: escaped when drawn)
+};
+
+struct GanttStep {
+  double us = 0.0;            // the step's duration
+  bool shared = false;        // a shared step (transfers contend), marked
+  std::vector<GanttBar> bars; // at most one per GPU (a picture merges a GPU's transfers)
+};
+
+struct GanttChart {
+  std::string title;                 // first line (input text allowed)
+  std::vector<std::string> notes;    // lines under the title
+  std::vector<std::string> gpu_labels;  // one per row
+  std::vector<GanttStep> steps;
+  // An optional vertical marker (the lower bound in the timeline): drawn
+  // when marker_us > 0, labelled marker_label.
+  double marker_us = 0.0;
+  std::string marker_label;
+};
+
+// The chart as an SVG document. Classes for tests and styling: "gpu" (a row
+// label box, one per GPU), "step" (a step column, one per step), "bar" (one
+// per bar), "shared" (the mark of a shared step), "marker".
+std::string gantt_svg(const GanttChart& chart);
+
+}  // namespace vp::render

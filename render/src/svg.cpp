@@ -1,0 +1,182 @@
+#include "vp/render/svg.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+
+namespace vp::render {
+
+namespace {
+
+// Length of the valid UTF-8 sequence starting at s[i] (1..4), or 0 if the
+// bytes there are not valid UTF-8 (overlong, surrogate, truncated, > U+10FFFF).
+std::size_t utf8_length(std::string_view s, std::size_t i) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  const unsigned char c = b(0);
+  if (c < 0x80) return 1;
+  std::size_t n = 0;
+  std::uint32_t cp = 0;
+  if ((c & 0xE0) == 0xC0) n = 2, cp = c & 0x1Fu;
+  else if ((c & 0xF0) == 0xE0) n = 3, cp = c & 0x0Fu;
+  else if ((c & 0xF8) == 0xF0) n = 4, cp = c & 0x07u;
+  else return 0;
+  if (i + n > s.size()) return 0;
+  for (std::size_t k = 1; k < n; ++k) {
+    if ((b(k) & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (b(k) & 0x3Fu);
+  }
+  static constexpr std::array<std::uint32_t, 5> kMin{0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || cp == 0xFFFE || cp == 0xFFFF) return 0;
+  return n;
+}
+
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+}  // namespace
+
+std::string escape_xml(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    const std::size_t n = utf8_length(s, i);
+    if (n == 0 || (c < 0x20 && c != '\t' && c != '\n' && c != '\r')) {
+      out += kReplacement;
+      ++i;
+      continue;
+    }
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out.append(s.substr(i, n));
+    }
+    i += n;
+  }
+  return out;
+}
+
+std::string escape_dot(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    const std::size_t n = utf8_length(s, i);
+    if (n == 0 || (c < 0x20 && c != '\n')) {
+      ++i;
+      continue;
+    }
+    if (c == '"' || c == '\\') out += '\\', out += static_cast<char>(c);
+    else if (c == '\n') out += "\\n";
+    else out.append(s.substr(i, n));
+    i += n;
+  }
+  return out;
+}
+
+double text_width(std::string_view s, double size_px) {
+  std::size_t chars = 0;
+  for (unsigned char c : s) chars += (c & 0xC0) != 0x80;  // code points, not bytes
+  return static_cast<double>(chars) * size_px * 0.6;
+}
+
+std::string fit_text(std::string_view s, double size_px, double max_px) {
+  if (text_width(s, size_px) <= max_px) return std::string(s);
+  const double ellipsis = size_px * 0.6;
+  std::string out;
+  double w = 0;
+  for (std::size_t i = 0; i < s.size();) {
+    std::size_t n = utf8_length(s, i);
+    if (n == 0) n = 1;
+    if (w + size_px * 0.6 + ellipsis > max_px) break;
+    out.append(s.substr(i, n));
+    w += size_px * 0.6;
+    i += n;
+  }
+  return out + "\xE2\x80\xA6";
+}
+
+RouteClass route_class(PathType p) {
+  switch (p) {
+    case PathType::LOC:
+    case PathType::PIX:
+    case PathType::PXB: return RouteClass::intra_switch;
+    case PathType::PHB:
+    case PathType::NODE: return RouteClass::root_complex;
+    case PathType::SYS: return RouteClass::socket;
+    case PathType::NET: return RouteClass::network;
+  }
+  return RouteClass::network;
+}
+
+std::string_view to_label(RouteClass c) {
+  switch (c) {
+    case RouteClass::intra_switch: return "intra-switch (PIX, PXB)";
+    case RouteClass::root_complex: return "root complex (PHB, NODE)";
+    case RouteClass::socket: return "across sockets (SYS)";
+    case RouteClass::network: return "network (NET)";
+  }
+  return "?";
+}
+
+std::string_view route_colour(RouteClass c) {
+  switch (c) {
+    case RouteClass::intra_switch: return "#4daf4a";
+    case RouteClass::root_complex: return "#ff9f1c";
+    case RouteClass::socket: return "#e41a1c";
+    case RouteClass::network: return "#377eb8";
+  }
+  return "#999999";
+}
+
+std::string_view orbit_colour(std::size_t i) {
+  static constexpr std::array<std::string_view, 12> kPalette{
+      "#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3", "#fdb462",
+      "#b3de69", "#fccde5", "#d9d9d9", "#bc80bd", "#ccebc5", "#ffed6f"};
+  return kPalette[i % kPalette.size()];
+}
+
+SvgDoc::SvgDoc(double width, double height, std::string_view title)
+    : width_(width), height_(height), title_(escape_xml(title)) {}
+
+void SvgDoc::rect(double x, double y, double w, double h, std::string_view fill, std::string_view stroke,
+                  std::string_view cls, std::string_view tip, std::string_view extra) {
+  fmt::format_to(std::back_inserter(body_), R"(<rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" fill="{}" stroke="{}")",
+                 x, y, w, h, escape_xml(fill), escape_xml(stroke));
+  if (!cls.empty()) fmt::format_to(std::back_inserter(body_), R"( class="{}")", escape_xml(cls));
+  if (!extra.empty()) fmt::format_to(std::back_inserter(body_), " {}", extra);
+  if (tip.empty()) body_ += "/>\n";
+  else fmt::format_to(std::back_inserter(body_), "><title>{}</title></rect>\n", escape_xml(tip));
+}
+
+void SvgDoc::line(double x1, double y1, double x2, double y2, std::string_view stroke, double width,
+                  std::string_view dash, std::string_view cls) {
+  fmt::format_to(std::back_inserter(body_), R"(<line x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="{}" stroke-width="{:g}")",
+                 x1, y1, x2, y2, escape_xml(stroke), width);
+  if (!dash.empty()) fmt::format_to(std::back_inserter(body_), R"( stroke-dasharray="{}")", escape_xml(dash));
+  if (!cls.empty()) fmt::format_to(std::back_inserter(body_), R"( class="{}")", escape_xml(cls));
+  body_ += "/>\n";
+}
+
+void SvgDoc::text(double x, double y, std::string_view s, double size_px, std::string_view anchor,
+                  std::string_view weight, std::string_view fill, std::string_view cls) {
+  fmt::format_to(std::back_inserter(body_), R"(<text x="{:.1f}" y="{:.1f}" font-size="{:g}" text-anchor="{}" font-weight="{}" fill="{}")",
+                 x, y, size_px, escape_xml(anchor), escape_xml(weight), escape_xml(fill));
+  if (!cls.empty()) fmt::format_to(std::back_inserter(body_), R"( class="{}")", escape_xml(cls));
+  fmt::format_to(std::back_inserter(body_), ">{}</text>\n", escape_xml(s));
+}
+
+void SvgDoc::raw(std::string_view markup) { body_.append(markup); }
+
+std::string SvgDoc::finish() const {
+  return fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0:.0f}\" height=\"{1:.0f}\" viewBox=\"0 0 {0:.0f} {1:.0f}\" "
+      "font-family=\"DejaVu Sans, Verdana, sans-serif\">\n<title>{2}</title>\n"
+      "<rect x=\"0\" y=\"0\" width=\"{0:.0f}\" height=\"{1:.0f}\" fill=\"#ffffff\"/>\n{3}</svg>\n",
+      width_, height_, title_, body_);
+}
+
+}  // namespace vp::render
