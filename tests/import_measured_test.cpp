@@ -10,6 +10,7 @@
 #include "support.hpp"
 #include "vp/base/input_file.hpp"
 #include "vp/import/import.hpp"
+#include "vp/import/json_topology.hpp"
 #include "vp/import/measured.hpp"
 #include "vp/topology/errors.hpp"
 #include "vp/topology/routes.hpp"
@@ -230,4 +231,19 @@ TEST_CASE("measured: a pair whose carrier has a faster measurement is reported w
   // The same-switch orbit takes the mean of 26.10 x 7 and 26.30: every pair alike.
   CHECK(vp::intra_node_route(t, t.gpus[0], t.gpus[1]).solo_gbps == doctest::Approx((7 * 26.10 + 26.30) / 8));
   CHECK(vp::intra_node_route(t, t.gpus[7], t.gpus[6]).solo_gbps == doctest::Approx((7 * 26.10 + 26.30) / 8));
+}
+
+TEST_CASE("measured: the source is a capacity source, and survives the topology's JSON") {
+  CHECK(vp::to_string(vp::CapacitySource::measured) == "measured");
+  CHECK(vp::parse_capacity_source("measured") == vp::CapacitySource::measured);
+  vp::Topology t = gen4_node();
+  vp::apply_measurements(t, {vp::read_measurement(fixture("measured/p2p-pcie-gen4-2s4sw8g.txt"))}, {});
+  const std::string text = vp::topology_to_json(t).dump();
+  const vp::Topology back = vp::import_json("t.json", text, {});
+  CHECK(back.same_as(t));
+  const vp::Component& hb = back.components[back.host_bridges[1]];
+  REQUIRE(hb.forward);
+  CHECK(hb.forward->source == vp::CapacitySource::measured);
+  CHECK(hb.forward->basis == "pair GPU4->GPU6 (p2p-pcie-gen4-2s4sw8g.txt:83)");
+  CHECK(vp::intra_node_route(back, back.gpus[7], back.gpus[6]).solo_gbps == 26.30);
 }

@@ -518,18 +518,24 @@ std::vector<std::string> apply_measurements(Topology& t, const std::vector<Measu
                                        pair_name(p / n, p % n), a, b));
     }
     if (count == 0) continue;
-    const double mean = sum / static_cast<double>(count);
+    // Equal figures keep their exact value (a sum of 32 times 14.2 over 32 is not).
+    double smallest = samples[lo].front().gbps, largest = smallest;
+    for (std::size_t p : pairs)
+      for (const Sample& x : samples[p]) smallest = std::min(smallest, x.gbps), largest = std::max(largest, x.gbps);
+    const double mean = smallest == largest ? smallest : sum / static_cast<double>(count);
     if (lo != hi && mean_of(hi) > mean_of(lo) * (1 + kMeasuredDisagreement))
       warnings.push_back(fmt::format(
           "{} ({}) {:.2f} GB/s and {} ({}) {:.2f} GB/s are symmetric (one orbit of the topology) but measured {:.0f}% "
           "apart; the orbit's {} pairs take the mean {:.2f} GB/s",
           pair_name(lo / n, lo % n), samples[lo].front().where, mean_of(lo), pair_name(hi / n, hi % n),
           samples[hi].front().where, mean_of(hi), (mean_of(hi) / mean_of(lo) - 1) * 100, pairs.size(), mean));
-    std::string where = samples[hi].front().where;
+    const std::string where = samples[hi].front().where;
+    const std::string of_orbit = count > 1 ? fmt::format(", the mean of its orbit's {} figures", count) : "";
     for (std::size_t p : pairs) {
       target[p] = mean;
-      origin[p] = samples[p].empty() ? fmt::format("{}, symmetric to {}", where, pair_name(hi / n, hi % n))
-                                     : samples[p].front().where;
+      origin[p] = (samples[p].empty() ? fmt::format("{}, symmetric to {}", where, pair_name(hi / n, hi % n))
+                                      : samples[p].front().where) +
+                  of_orbit;
     }
   }
   // Step 3: the highest figure through each element, and which elements carry.
@@ -554,7 +560,7 @@ std::vector<std::string> apply_measurements(Topology& t, const std::vector<Measu
     }
   }
   auto basis_of = [&](std::size_t p) {
-    return fmt::format("measured {} ({})", pair_name(p / n, p % n), origin[p]);
+    return fmt::format("pair {} ({})", pair_name(p / n, p % n), origin[p]);
   };
   for (const auto& [e, best] : through) {
     const Capacity cap{best.first, CapacitySource::measured, basis_of(best.second)};
