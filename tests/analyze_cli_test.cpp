@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include <vpcat/catalog_view.hpp>
+
 #include "support.hpp"
 
 using vp::test::fixture;
@@ -144,4 +146,86 @@ TEST_CASE("a rail cluster whose NIC permutations number more than 2^64 has an ex
   "links": [)" + links + "]}\n");
   nlohmann::json s = summary_of("--input " + node + " --nodes 2 --fabric rail", dir.path() + "/a.vpcat");
   CHECK(s["cluster_automorphism_group_order"] == "102181884343418880000");  // 2 x 21!
+}
+
+// --measured (docs/importers.md "Measured capacities"): the catalog's routes
+// run at the measured rates, the topology shows `measured` and the file.
+
+TEST_CASE("a catalog built with --measured has the measured route solo rates and names the file") {
+  TempDir dir;
+  const std::string node = fixture("platforms/pcie-gen4-2s4sw8g.json");
+  const std::string p2p = fixture("measured/p2p-pcie-gen4-2s4sw8g.txt");
+  const std::string nvb = fixture("measured/nvbandwidth-pcie-gen4-2s4sw8g.json");
+  struct Case {
+    std::string file, name;
+    double pix, phb, sys;
+  };
+  // p2p: the same-switch orbit is 26.10 x 7 and 26.30 once: its mean.
+  for (const Case& c : {Case{p2p, "p2p-pcie-gen4-2s4sw8g.txt", (7 * 26.10 + 26.30) / 8, 20.50, 14.20},
+                        Case{nvb, "nvbandwidth-pcie-gen4-2s4sw8g.json", 25.0312, 19.0156, 13.0078}}) {
+    CAPTURE(c.file);
+    const std::string out = dir.path() + "/m.vpcat";
+    auto r = run(analyze() + " --input " + node + " --measured " + c.file + " --out " + out);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::string bytes = slurp(out);
+    vpcat::CatalogView v;
+    REQUIRE(vpcat::CatalogView::open(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), &v).ok());
+    const vpcat::NodeTypeView t = v.node_type(0);
+    REQUIRE(t.gpu_count() == 8);
+    for (std::uint32_t i = 0; i < 8; ++i)
+      for (std::uint32_t j = 0; j < 8; ++j) {
+        if (i == j) continue;
+        const double want = i / 2 == j / 2 ? c.pix : i / 4 == j / 4 ? c.phb : c.sys;
+        CHECK(t.route(t.gpu(i), t.gpu(j)).solo_gbps() == doctest::Approx(want).epsilon(1e-9));
+      }
+    // An orbit of equal figures keeps the figure exactly (not a rounded mean).
+    CHECK(t.route(t.gpu(0), t.gpu(4)).solo_gbps() == c.sys);
+    // Noise within 5% keeps the symmetry: the same group as without measurements.
+    CHECK(t.group_order() == "128");
+    const std::string warnings(v.provenance().warnings);
+    CHECK(warnings.find("capacities measured: " + c.name) != std::string::npos);
+    // vp-analyze topology: `measured` and the file on the capacities.
+    auto topo = run(analyze() + " topology --input " + node + " --measured " + c.file);
+    REQUIRE(topo.exit_code == 0);
+    CHECK(topo.out.find("measured") != std::string::npos);
+    CHECK(topo.out.find("pair GPU0->GPU1 (" + c.name) != std::string::npos);
+    auto json = run(analyze() + " topology --json --input " + node + " --measured " + c.file);
+    REQUIRE(json.exit_code == 0);
+    int measured_links = 0;
+    const nlohmann::json doc = nlohmann::json::parse(json.out);
+    for (const auto& l : doc["links"])
+      measured_links += l.value("capacity_source", std::string()) == "measured";
+    CHECK(measured_links == 16 + 2);  // 8 GPUs' links both ways, the inter-socket link both ways
+  }
+  // Without --measured the catalog is what it was (no measured source anywhere).
+  auto plain = run(analyze() + " topology --json --input " + node);
+  REQUIRE(plain.exit_code == 0);
+  CHECK(plain.out.find("measured") == std::string::npos);
+}
+
+TEST_CASE("--measured errors: a malformed file is exit 2 at its line, a cluster is a usage error") {
+  TempDir dir;
+  const std::string node = fixture("platforms/pcie-gen4-2s4sw8g.json");
+  std::string bad = dir.write("bad.txt",
+                              "Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)\n   D\\D     0      1\n"
+                              "     0 900.0  6.6\n     1  six 900.0\n");
+  auto r = run(analyze() + " topology --input " + node + " --measured " + bad);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("bad.txt:4: \"six\" in row 1, column 0: not a rate in GB/s") != std::string::npos);
+  // The 2-GPU capture's bus ids are not this topology's.
+  r = run(analyze() + " topology --input " + node + " --measured " + fixture("measured/p2p-2x4090-tinygrad44.txt"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("p2p-2x4090-tinygrad44.txt:2: device 0 (0000:02:00.0) is not a GPU of the topology") !=
+        std::string::npos);
+  r = run(analyze() + " topology --input " + node + " --cluster " +
+          fixture("platforms/pcie-gen4-2s4sw8g-4n-switch.cluster.json") + " --measured " +
+          fixture("measured/p2p-pcie-gen4-2s4sw8g.txt"));
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("--measured applies to one node type") != std::string::npos);
+  // A disagreeing pair is a warning with both figures, on stderr.
+  r = run(analyze() + " topology --input " + node + " --measured " +
+          fixture("measured/p2p-pcie-gen4-2s4sw8g-disagree.txt"));
+  CHECK(r.exit_code == 0);
+  CHECK((r.out + r.err).find("12.00 GB/s and GPU0->GPU2") != std::string::npos);
 }

@@ -8,7 +8,9 @@
 
 #include "vp/analysis/input_dir.hpp"
 #include "vp/base/input_file.hpp"
+#include "vp/analysis/symmetry.hpp"
 #include "vp/import/import.hpp"
+#include "vp/import/measured.hpp"
 #include "vp/topology/errors.hpp"
 
 namespace vp {
@@ -91,6 +93,37 @@ void check_shortcut_options(const AnalysisRequest& r) {
                                  r.oversubscription));
 }
 
+// The orbits of ordered GPU pairs under Aut(node): pair (i, j) is
+// i * gpus + j; its orbit id is the least pair of its orbit.
+std::vector<std::uint32_t> gpu_pair_orbits(const Topology& t) {
+  const std::size_t n = t.gpus.size();
+  std::vector<std::uint32_t> parent(n * n);
+  for (std::size_t p = 0; p < n * n; ++p) parent[p] = static_cast<std::uint32_t>(p);
+  auto find = [&](std::uint32_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  std::vector<int> index(t.components.size(), -1);
+  for (std::size_t i = 0; i < n; ++i) index[t.gpus[i]] = static_cast<int>(i);
+  for (const Permutation& g : compute_node_symmetry(t).generators)
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j) {
+        const auto gi = static_cast<std::size_t>(index[g[t.gpus[i]]]), gj = static_cast<std::size_t>(index[g[t.gpus[j]]]);
+        std::uint32_t a = find(static_cast<std::uint32_t>(i * n + j)), b = find(static_cast<std::uint32_t>(gi * n + gj));
+        if (a != b) parent[std::max(a, b)] = std::min(a, b);
+      }
+  for (std::size_t p = 0; p < n * n; ++p) parent[p] = find(static_cast<std::uint32_t>(p));
+  return parent;
+}
+
+// --measured FILE...: read every file, then set the node's capacities.
+void apply_measured(const AnalysisRequest& r, Topology& node) {
+  std::vector<Measurement> ms;
+  for (const std::string& f : r.measured) ms.push_back(read_measurement(f));
+  const std::vector<std::uint32_t> orbits = gpu_pair_orbits(node);
+  apply_measurements(node, ms, orbits);
+}
+
 }  // namespace
 
 ClusterSpec cluster_spec_from_topology(const Topology& t) {
@@ -122,6 +155,9 @@ LoadedInput load_input(const AnalysisRequest& r) {
     return *node;
   };
   LoadedInput in;
+  if (!r.measured.empty() && (!r.input_dir.empty() || !r.cluster.empty()))
+    throw UsageError("--measured applies to one node type (--input or this machine, with or without --nodes); "
+                     "drop --input-dir/--cluster");
   if (!r.input_dir.empty()) {  // one file per host, grouped by content
     if (!r.cluster.empty() || r.nodes != 0) throw UsageError("--input-dir names the nodes; drop --cluster/--nodes");
     if (!r.input.empty()) throw UsageError("--input-dir names the nodes' files; drop --input");
@@ -139,6 +175,9 @@ LoadedInput load_input(const AnalysisRequest& r) {
     // A vp JSON document of a whole cluster: already expanded.
     if (!r.cluster.empty() || r.nodes != 0)
       throw UsageError(fmt::format("{} already describes a cluster of {} nodes; drop --cluster/--nodes", r.input,
+                                   node->nodes.size()));
+    if (!r.measured.empty())
+      throw UsageError(fmt::format("--measured applies to one node type; {} describes a cluster of {} nodes", r.input,
                                    node->nodes.size()));
     in.cluster = cluster_spec_from_topology(*node);
     for (const NodeTypeSpec& type : in.cluster.node_types)
@@ -163,6 +202,7 @@ LoadedInput load_input(const AnalysisRequest& r) {
   auto fabric = parse_fabric_kind(r.fabric);
   if (!fabric) throw UsageError(fmt::format("--fabric {}: unknown fabric", r.fabric));
   Topology& single = read_node();
+  if (!r.measured.empty()) apply_measured(r, single);
   if (r.nodes <= 1) {
     if (std::string why = node_type_violation(single.nodes.empty() ? in.origin : single.nodes.front().type, single); !why.empty())
       throw InputError(in.origin, 0, why);

@@ -40,6 +40,9 @@ void add_input_options(CLI::App& app, AnalysisRequest& r) {
                  "Override a default capacity: KEY=VALUE (e.g. pcie.gen4=22, inter_socket.amd=30, "
                  "root_complex_p2p_factor=0.5); repeatable");
   app.add_option("--defaults", r.defaults_file, "JSON file of default-table overrides {KEY: number}");
+  app.add_option("--measured", r.measured,
+                 "Measured GPU-to-GPU rates (nvbandwidth -j JSON or p2pBandwidthLatencyTest output) as capacities "
+                 "with source `measured` (docs/importers.md \"Measured capacities\"); repeatable");
   // The sizes accepted (vp::analysis_limits(), docs/importers.md "Limits").
   AnalysisLimits& limits = analysis_limits();
   app.add_option("--max-nodes", limits.max_nodes, "Refuse a cluster of more nodes (default 32768)")

@@ -220,7 +220,7 @@ Enum read_enum(const Value& v, Parse parse, std::string_view what, std::string_v
 }
 
 CapacitySource read_source(const Value& v) {
-  return read_enum<CapacitySource>(v, parse_capacity_source, "capacity source", "input, default or override");
+  return read_enum<CapacitySource>(v, parse_capacity_source, "capacity source", "input, default, override or measured");
 }
 
 // A capacity stated by `gbps_key` (with optional source and basis keys), or

@@ -20,6 +20,7 @@ std::string_view to_string(CapacitySource s) {
     case CapacitySource::input: return "input";
     case CapacitySource::default_table: return "default";
     case CapacitySource::user_override: return "override";
+    case CapacitySource::measured: return "measured";
   }
   return "?";
 }
@@ -28,6 +29,7 @@ std::optional<CapacitySource> parse_capacity_source(std::string_view s) {
   if (s == "input") return CapacitySource::input;
   if (s == "default") return CapacitySource::default_table;
   if (s == "override") return CapacitySource::user_override;
+  if (s == "measured") return CapacitySource::measured;
   return std::nullopt;
 }
 

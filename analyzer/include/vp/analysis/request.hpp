@@ -28,6 +28,9 @@ struct AnalysisRequest {
   double oversubscription = 1.0;
   std::vector<std::string> sets;  // KEY=VALUE default-table overrides, in order
   std::string defaults_file;      // JSON file of overrides
+  // Measurement files (nvbandwidth -j, p2pBandwidthLatencyTest): capacities
+  // with source `measured` (vp/import/measured.hpp); one node type only.
+  std::vector<std::string> measured;
   PatternSearchOptions search;
 };
 

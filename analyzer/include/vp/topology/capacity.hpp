@@ -7,8 +7,11 @@
 // A capacity always records where it came from: the input file stated it in
 // GB/s (`input`), it was derived from facts of the input (PCIe generation and
 // width, NIC line rate, CPU family) through the default table (`default`), or
-// a user override decided it (`override`). `basis` says, in words, what the
-// figure rests on ("PCIe Gen4 x16", "200 Gb/s NIC", "inter-socket amd").
+// a user override decided it (`override`), or a measurement of the machine
+// (`measured`: nvbandwidth or p2pBandwidthLatencyTest output given with
+// `vp-analyze --measured FILE`, vp/import/measured.hpp). `basis` says, in
+// words, what the figure rests on ("PCIe Gen4 x16", "200 Gb/s NIC",
+// "inter-socket amd", "measured p2p.txt GPU0->GPU1").
 #pragma once
 
 #include <map>
@@ -20,9 +23,11 @@
 
 namespace vp {
 
-enum class CapacitySource : unsigned char { input, default_table, user_override };
+// Ordered by strength: a figure derived from several (sum_of_downstream) takes
+// the strongest of its parts' sources.
+enum class CapacitySource : unsigned char { input, default_table, user_override, measured };
 
-std::string_view to_string(CapacitySource s);                 // "input" | "default" | "override"
+std::string_view to_string(CapacitySource s);                 // "input" | "default" | "override" | "measured"
 std::optional<CapacitySource> parse_capacity_source(std::string_view s);
 
 struct Capacity {
