@@ -28,6 +28,8 @@ packages=(
   clang llvm
   # Open MPI: libvpcat_mpi, the PMPI interposer, their mpirun tests, vp-analyze gather (mpi/).
   openmpi-bin libopenmpi-dev
+  # Packaging (cpack -G DEB: file for its dpkg-shlibdeps step) and the man page and completion test.
+  file groff-base man-db zsh
 )
 
 log() { printf 'install-deps: %s\n' "$*"; }
