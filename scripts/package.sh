@@ -19,7 +19,7 @@
 # 4. From the installed files: vp-analyze --version, the man page through
 #    man -l, the bash completion sourced, and tests/consumer (find_package in
 #    C++ and C, pkg-config) built and run against the installed runtime.
-# 5. In the root: the packages removed again (dpkg --purge).
+# 5. In the root: the packages removed again (dpkg --purge), pass or fail.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
@@ -85,17 +85,18 @@ if readelf -d "$dir/runtime_loader/libvpcat.so"* >/dev/null 2>&1; then  # a shar
 fi
 if command -v lintian >/dev/null; then
   log "lintian (errors only)"
-  lintian --fail-on error --suppress-tags-from-file /dev/null "${debs[@]}" || die "lintian reports errors"
+  lintian --fail-on error "${debs[@]}" || die "lintian reports errors"
 else
   log "lintian is not installed: skipped"
 fi
 
 # ---- install -------------------------------------------------------------------
-installed_root=0
 if [[ $(id -u) == 0 && ${CI:-} == true ]]; then
   log "installing ${debs[*]##*/} into this root (dpkg -i)"
+  packages=$(for d in "${debs[@]}"; do dpkg-deb -f "$d" Package; done)
+  # Removed again however this script ends.
+  trap 'log "removing the packages again"; dpkg --purge $packages >/dev/null' EXIT
   dpkg -i "${debs[@]}"
-  installed_root=1
   prefix=/usr
 else
   extracted=$(mktemp -d "${TMPDIR:-/tmp}/vpcat-package.XXXXXX")
@@ -106,7 +107,6 @@ else
   for d in "${debs[@]}"; do dpkg-deb -x "$d" "$prefix"; done
   prefix=$prefix/usr
 fi
-cleanup_root() { ((installed_root)) && dpkg --purge $(for d in "${debs[@]}"; do dpkg-deb -f "$d" Package; done); }
 
 # ---- use it --------------------------------------------------------------------
 out=$("$prefix/bin/vp-analyze" --version)
@@ -125,11 +125,7 @@ for mode in find_package pkg_config; do
     -DCATALOG="$src/fixtures/catalogs/format-1.0/quad-rail4.vpcat" \
     "-DEXPECT=16 GPUs, [0-9]+ steps, [0-9]+ transfers, 251658240 bytes delivered" -DGENERATOR=Ninja \
     -DC_COMPILER="$(command -v cc)" -DCXX_COMPILER="$(command -v c++)" -DNM="$(command -v nm)" \
-    -P "$src/tests/consumer/run.cmake" || { rm -rf "$work"; cleanup_root || true; die "the consumer ($mode) failed against the installed packages"; }
+    -P "$src/tests/consumer/run.cmake" || { rm -rf "$work"; die "the consumer ($mode) failed against the installed packages"; }
 done
 rm -rf "$work"
-if ((installed_root)); then
-  log "removing the packages again"
-  cleanup_root
-fi
 log "ok: ${#debs[@]} packages (${debs[*]##*/}) built, checked, installed and used"
