@@ -101,6 +101,9 @@ for bin in "$@"; do
     for opt in $sub_opts --max-input-bytes; do
       grep -qx -- "$opt" <<<"$got" || fail "$tool $sub: completing -- does not offer $opt"
     done
+    # An option the subcommand redefines (vp-analyze topology --input) is offered once.
+    twice=$(sort <<<"$got" | uniq -d | tr '\n' ' ')
+    [[ -z $twice ]] || fail "$tool $sub: completing -- offers twice: $twice"
   done
 
   # The generator's own errors: a folder that does not exist is bad input (exit 2).

@@ -189,6 +189,23 @@ void man_command(std::string& out, const std::string& path, const CommandDoc& cm
 
 // ---- bash -------------------------------------------------------------------
 
+// The options a command takes: its own, then those of its parents it does not
+// redefine (a subcommand may have its own --input beside the tool's).
+std::vector<const OptionDoc*> with_own_options(const CommandDoc& cmd, const std::vector<const OptionDoc*>& inherited) {
+  std::vector<const OptionDoc*> out;
+  for (const OptionDoc& o : cmd.options)
+    if (!o.positional) out.push_back(&o);
+  const std::size_t own = out.size();
+  for (const OptionDoc* parent : inherited) {
+    bool redefined = false;
+    for (std::size_t i = 0; i < own && !redefined; ++i)
+      for (const std::string& n : parent->names)
+        redefined = redefined || std::find(out[i]->names.begin(), out[i]->names.end(), n) != out[i]->names.end();
+    if (!redefined) out.push_back(parent);
+  }
+  return out;
+}
+
 struct BashState {
   std::string state;  // "root", "root_inspect"
   const CommandDoc* cmd;
@@ -197,8 +214,7 @@ struct BashState {
 
 void bash_states(const CommandDoc& cmd, const std::string& state, std::vector<const OptionDoc*> inherited,
                  std::vector<BashState>& out) {
-  for (const OptionDoc& o : cmd.options)
-    if (!o.positional) inherited.push_back(&o);
+  inherited = with_own_options(cmd, inherited);
   out.push_back({state, &cmd, inherited});
   // A subcommand takes its own options and those of its parents (run_main
   // sets fallthrough), except the parents' --help and --version.
@@ -268,8 +284,7 @@ void zsh_arguments(std::string& out, const CommandDoc& cmd, const std::vector<co
 
 void zsh_function(std::string& out, const std::string& fn, const CommandDoc& cmd,
                   std::vector<const OptionDoc*> inherited) {
-  for (const OptionDoc& o : cmd.options)
-    if (!o.positional) inherited.push_back(&o);
+  inherited = with_own_options(cmd, inherited);
   out += fn + "() {\n  local curcontext=\"$curcontext\" state line ret=1\n  typeset -A opt_args\n";
   const bool subs = !cmd.subcommands.empty();
   zsh_arguments(out, cmd, inherited, "  ", subs);
