@@ -77,7 +77,8 @@ std::string summary_of(const Tool& tool, const std::string& description) {
 }
 
 // roff: backslashes escaped, '-' as \- (so that options can be searched and
-// copied), a line starting with '.' or '\'' protected.
+// copied), a break point (\:) after ',' and '/', a line starting with '.' or
+// '\'' protected.
 std::string roff(std::string_view text) {
   std::string out;
   for (char c : text) {
@@ -87,6 +88,9 @@ std::string roff(std::string_view text) {
       out += "\\-";
     } else if (c == '\n') {
       out += "\n.br\n";
+    } else if (c == ',' || c == '/') {
+      out += c;
+      out += "\\:";  // a break point: "moe[:zipf=S,hidden=H,...]" may not fit a line
     } else {
       out += c;
     }
