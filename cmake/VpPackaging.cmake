@@ -81,11 +81,14 @@ set(CPACK_DEBIAN_TOOLS_DESCRIPTION "VarioPath catalog tools: analyzer, planner a
 get_target_property(vp_libvpcat_type vpcat_c TYPE)
 if(vp_libvpcat_type STREQUAL "SHARED_LIBRARY")
   set(CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS "vpcat-runtime (= ${vp_same_version})")
+  set(CPACK_DEBIAN_RUNTIME_PACKAGE_CONTROL_EXTRA ${PROJECT_SOURCE_DIR}/cmake/debian/triggers)
 endif()
 
 set(CPACK_DEBIAN_MPI_PACKAGE_NAME vpcat-mpi)
 set(CPACK_DEBIAN_MPI_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_MPI_PACKAGE_DEPENDS "vpcat-runtime (= ${vp_same_version})")
+# A package with a shared library in /usr/lib activates the ldconfig trigger (Debian's policy 8.1.1).
+set(CPACK_DEBIAN_MPI_PACKAGE_CONTROL_EXTRA ${PROJECT_SOURCE_DIR}/cmake/debian/triggers)
 set(CPACK_DEBIAN_MPI_DESCRIPTION "VarioPath catalog MPI executor and PMPI interposer\nlibvpcat_mpi runs AlltoAllv through catalog plans over MPI (vpcat_mpi.h,\nvpcat::mpi, vpcat-mpi.pc); libvpcat_pmpi.so is LD_PRELOADed into an\nunmodified MPI program.")
 
 set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME python3-vpcat)
