@@ -38,6 +38,8 @@ packages=(
   python3-pytest
   # Test only: rsvg-convert renders the pictures to PNG in ctest's render_png (tests/render_png.sh).
   librsvg2-bin
+  # Packaging (cpack -G DEB: file for its dpkg-shlibdeps step) and the man page and completion test.
+  file groff-base man-db zsh
 )
 
 log() { printf 'install-deps: %s\n' "$*"; }

@@ -1,24 +1,30 @@
 #!/usr/bin/env bash
-# Every test, in three phases; what .ci/run runs. Extra arguments go to the
+# Every test, in four phases; what .ci/run runs. Extra arguments go to the
 # first phase's ctest (e.g. `scripts/test.sh -R cli`).
 #
 #   1. unit      the `test` preset (RelWithDebInfo, build-test/; the analysis
 #                tests are too heavy for a Debug build): build, then every test
 #                with `ctest --output-on-failure`.
-#   2. sanitize  the `asan-ubsan` preset (build-asan/): only what the
+#   2. package   scripts/package.sh on the unit phase's build folder (nothing
+#                rebuilt): `cpack -G DEB`, the .debs checked with dpkg-deb,
+#                installed (dpkg -i as root with CI=true, i.e. in the clean
+#                room; otherwise extracted into a temporary prefix, said so),
+#                the installed vp-analyze --version, man page, completion and
+#                tests/consumer against the installed runtime.
+#   3. sanitize  the `asan-ubsan` preset (build-asan/): only what the
 #                runtime-facing tests need, then the tests labelled `runtime`
 #                (catalog reader/verifier/corrupt files/round trips, the
 #                planner's property tests on fewer seeds and demand tests, the
 #                fuzz corpus replays of every target)
 #                under AddressSanitizer + UndefinedBehaviorSanitizer; any report
 #                fails the test.
-#   3. fuzz      scripts/fuzz.sh: the `fuzz` preset (clang, build-fuzz/), each
+#   4. fuzz      scripts/fuzz.sh: the `fuzz` preset (clang, build-fuzz/), each
 #                libFuzzer target for VP_FUZZ_SECONDS seconds (default 60 for
 #                verify and plan, 30 for each of the seven reader targets),
 #                seeded from tests/fuzz/corpus/TARGET/; a crash fails the script and
 #                its reproducer is kept in build-fuzz/fuzz-artifacts/.
 #
-# VP_TEST_PHASES picks phases (default "unit sanitize fuzz"), e.g. a quick
+# VP_TEST_PHASES picks phases (default "unit package sanitize fuzz"), e.g. a quick
 # run: VP_TEST_PHASES=unit scripts/test.sh -R catalog. VP_TEST_BUILD_DIR,
 # VP_ASAN_BUILD_DIR and VP_FUZZ_BUILD_DIR move the build folders;
 # VP_TEST_JOBS sets ctest's --parallel (default: nproc) and CMake's
@@ -26,9 +32,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-phases="${VP_TEST_PHASES:-unit sanitize fuzz}"
+phases="${VP_TEST_PHASES:-unit package sanitize fuzz}"
 for p in $phases; do
-  case "$p" in unit | sanitize | fuzz) ;; *) echo "test.sh: VP_TEST_PHASES: unknown phase $p (unit, sanitize, fuzz)" >&2; exit 1 ;; esac
+  case "$p" in unit | package | sanitize | fuzz) ;; *) echo "test.sh: VP_TEST_PHASES: unknown phase $p (unit, package, sanitize, fuzz)" >&2; exit 1 ;; esac
 done
 has_phase() { [[ " $phases " == *" $1 "* ]]; }
 jobs="${VP_TEST_JOBS:-$(nproc)}"
@@ -46,6 +52,12 @@ if has_phase unit; then
   cmake --build "$dir"
   ctest --test-dir "$dir" --output-on-failure --no-tests=error --parallel "$jobs" "$@"
   end unit
+fi
+
+if has_phase package; then
+  begin package
+  scripts/package.sh "${VP_TEST_BUILD_DIR:-build-test}"
+  end package
 fi
 
 if has_phase sanitize; then

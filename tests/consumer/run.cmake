@@ -58,7 +58,10 @@ if(MODE STREQUAL "install")
                         ${LIBDIR}/cmake/vpcat/vpcatConfigVersion.cmake ${LIBDIR}/cmake/vpcat/vpcatTargets.cmake
                         ${LIBDIR}/pkgconfig/vpcat.pc ${LIBDIR}/pkgconfig/vpcat-c.pc
                         bin/vp-analyze bin/vp-catalog bin/vp-plan
-                        share/doc/vpcat/LICENSE share/doc/vpcat/THIRD-PARTY-NOTICES.md)
+                        share/doc/vpcat/LICENSE share/doc/vpcat/THIRD-PARTY-NOTICES.md
+                        # the tools' man pages, completion and schemas (cmake/VpCliDocs.cmake)
+                        share/man/man1/vp-plan.1.gz share/bash-completion/completions/vp-plan
+                        share/zsh/vendor-completions/_vp-plan share/vpcat/schemas/catalog.schema.json)
     if(NOT EXISTS "${PREFIX}/${file}")
       message(FATAL_ERROR "cmake --install did not install ${file}")
     endif()

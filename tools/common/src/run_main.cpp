@@ -7,8 +7,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <string_view>
 
 #include "vp/base/errors.hpp"
+#include "vp/cli/cli_docs.hpp"
 #include "vp/base/input_file.hpp"
 #include "vpcat/format.hpp"
 #include "vpcat/version.hpp"
@@ -74,6 +76,16 @@ int run_main(const Tool& tool, CLI::App& app, int argc, char** argv, const std::
     for (CLI::App* sub : a.get_subcommands([](CLI::App*) { return true; })) fall_through(*sub);
   };
   fall_through(app);
+  // The build's hidden entry (cli_docs.hpp): the man page and the shell
+  // completion of the App as built above, never shown by --help.
+  if (argc == 3 && std::string_view(argv[1]) == kGenerateDocsFlag) {
+    try {
+      write_cli_docs(tool, app, argv[2]);
+    } catch (const std::exception& e) {
+      return report_error(tool, e);
+    }
+    return 0;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
