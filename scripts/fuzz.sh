@@ -15,11 +15,12 @@
 #                  cluster        vp_cluster_fuzz: the cluster-description reader (--cluster)
 #                  defaults       vp_defaults_fuzz: the capacity table reader (--defaults)
 #                  demand         vp_demand_fuzz: the demand-file reader of vp-plan and vp-sim
+#                  measured       vp_measured_fuzz: the measured-capacity reader (--measured)
 #                the reader targets take what the reader accepts on to the next
 #                stages (tests/fuzz/reader_fuzz.hpp, tests/fuzz/README.md)
 #   --seconds N  libFuzzer's -max_total_time per target (default $VP_FUZZ_SECONDS, else
 #                60 for verify and plan and 30 for each reader target: about 6 minutes
-#                for all nine, the build aside)
+#                for all ten, the build aside)
 #   --build-dir  the `fuzz` preset's build folder (default $VP_FUZZ_BUILD_DIR or build-fuzz);
 #                configured with the preset and only the fuzz targets built
 #   --max-len    largest input libFuzzer makes (default 65536 for hwloc, whose seeds
@@ -44,7 +45,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
-all_targets=(verify plan hwloc nccl nvsmi json_topology cluster defaults demand)
+all_targets=(verify plan hwloc nccl nvsmi json_topology cluster defaults demand measured)
 seconds="${VP_FUZZ_SECONDS:-}"
 timeout="${VP_FUZZ_TIMEOUT:-30}"
 build="${VP_FUZZ_BUILD_DIR:-build-fuzz}"
@@ -56,7 +57,7 @@ while (($#)); do
     --build-dir) build="$2"; shift ;;
     --max-len) max_len="$2"; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    verify|plan|hwloc|nccl|nvsmi|json_topology|cluster|defaults|demand) targets+=("$1") ;;
+    verify|plan|hwloc|nccl|nvsmi|json_topology|cluster|defaults|demand|measured) targets+=("$1") ;;
     *) echo "fuzz: unknown argument $1 (see --help)" >&2; exit 1 ;;
   esac
   shift

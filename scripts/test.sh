@@ -20,7 +20,7 @@
 #                fails the test.
 #   4. fuzz      scripts/fuzz.sh: the `fuzz` preset (clang, build-fuzz/), each
 #                libFuzzer target for VP_FUZZ_SECONDS seconds (default 60 for
-#                verify and plan, 30 for each of the seven reader targets),
+#                verify and plan, 30 for each of the eight reader targets),
 #                seeded from tests/fuzz/corpus/TARGET/; a crash fails the script and
 #                its reproducer is kept in build-fuzz/fuzz-artifacts/.
 #
@@ -67,7 +67,7 @@ if has_phase sanitize; then
   # The targets of the `runtime` tests (and the tools they run), not the rest.
   cmake --build "$dir" --target vp_catalog_tests vp-catalog vp_planner_tests vp-plan vp-analyze \
     vp_verify_fuzz_replay vp_plan_fuzz_replay vp_hwloc_fuzz_replay vp_nccl_fuzz_replay vp_nvsmi_fuzz_replay \
-    vp_json_topology_fuzz_replay vp_cluster_fuzz_replay vp_defaults_fuzz_replay vp_demand_fuzz_replay \
+    vp_json_topology_fuzz_replay vp_cluster_fuzz_replay vp_defaults_fuzz_replay vp_demand_fuzz_replay vp_measured_fuzz_replay \
     vpcat_c17_check vpcat_planner_c17_check vp_c_api_tests vp_exit_code_sweep_tests vp-sim
   # VP_PROPERTY_RUN=small: the planner's property tests with fewer seeds and
   # without the 256-GPU platform (the unit phase ran them all), so that the
