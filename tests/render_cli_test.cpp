@@ -14,32 +14,18 @@
 #include <string>
 
 #include "support.hpp"
+#include "svg_support.hpp"
 #include "vp/render/svg.hpp"
 
 using vp::test::RunResult;
 using vp::test::shell_quote;
 using vp::test::TempDir;
 
+using vp::test::all_text;
+using vp::test::count;
+using vp::test::parse;
+
 namespace {
-
-std::size_t count(const pugi::xml_document& doc, const std::string& element, const std::string& cls) {
-  return doc.select_nodes(("//" + element + "[@class='" + cls + "']").c_str()).size();
-}
-
-// Parse `svg`, failing the test with pugixml's reason when it is not
-// well-formed XML.
-void parse(pugi::xml_document& doc, const std::string& svg) {
-  const pugi::xml_parse_result r = doc.load_buffer(svg.data(), svg.size());
-  INFO("XML error: " << r.description() << " at offset " << r.offset);
-  REQUIRE(r);
-  REQUIRE(std::string(doc.document_element().name()) == "svg");
-}
-
-std::string all_text(const pugi::xml_document& doc) {
-  std::string s;
-  for (const pugi::xpath_node& n : doc.select_nodes("//text()")) s += n.node().value(), s += '\n';
-  return s;
-}
 
 std::string read(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

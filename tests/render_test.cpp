@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "support.hpp"
+#include "svg_support.hpp"
 #include "vp/import/import.hpp"
 #include "vp/render/gantt.hpp"
 #include "vp/render/plan_picture.hpp"
@@ -23,30 +24,16 @@
 #include "vpcat/mapped_file.hpp"
 #include "vpcat/planner.hpp"
 
+using vp::test::all_text;
+using vp::test::count;
+using vp::test::parse;
+
 namespace {
 
 // Markup, quotes, a control byte and invalid UTF-8: what a host name or a
 // model string from an untrusted input may hold.
 const std::string kHostile = "<script>alert(\"x\")</script> & 'y' \x01\xff\xc3";
 const std::string kHostileText = "<script>alert(\"x\")</script> & 'y' ";  // what survives, as text
-
-std::size_t count(const pugi::xml_document& doc, const std::string& element, const std::string& cls) {
-  return doc.select_nodes(("//" + element + "[@class='" + cls + "']").c_str()).size();
-}
-
-void parse(pugi::xml_document& doc, const std::string& svg) {
-  const pugi::xml_parse_result r = doc.load_buffer(svg.data(), svg.size());
-  INFO("XML error: " << r.description() << " at offset " << r.offset);
-  REQUIRE(r);
-  REQUIRE(std::string(doc.document_element().name()) == "svg");
-}
-
-std::string all_text(const pugi::xml_document& doc) {
-  std::string s;
-  for (const pugi::xpath_node& n : doc.select_nodes("//text()")) s += n.node().value(), s += '\n';
-  for (const pugi::xpath_node& n : doc.select_nodes("//title")) s += n.node().child_value(), s += '\n';
-  return s;
-}
 
 // The evaluation platform: 2 sockets, 2 host bridges, 4 PCIe switches, 8
 // GPUs, 4 NICs: 18 PCIe links (one above each component but the sockets) and
