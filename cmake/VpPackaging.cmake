@@ -93,7 +93,18 @@ set(CPACK_DEBIAN_MPI_DESCRIPTION "VarioPath catalog MPI executor and PMPI interp
 
 set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME python3-vpcat)
 set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
-set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "python3, python3-numpy")
+# The module is built for one CPython minor version (its file name says
+# cpython-3XY): the package needs exactly that python3.
+set(vp_python_depends "python3")
+if(Python3_EXECUTABLE)
+  execute_process(COMMAND ${Python3_EXECUTABLE} -c "import sys; print('%d.%d' % sys.version_info[:2])"
+                  OUTPUT_VARIABLE vp_python_version OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE vp_python_rc)
+  if(vp_python_rc EQUAL 0 AND vp_python_version MATCHES "^([0-9]+)\\.([0-9]+)$")
+    math(EXPR vp_python_next "${CMAKE_MATCH_2} + 1")
+    set(vp_python_depends "python3 (>= ${vp_python_version}), python3 (<< ${CMAKE_MATCH_1}.${vp_python_next})")
+  endif()
+endif()
+set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "${vp_python_depends}, python3-numpy")
 set(CPACK_DEBIAN_PYTHON_DESCRIPTION "VarioPath catalog Python binding\nimport vpcat: open a .vpcat catalog and plan AlltoAllv demands from NumPy.")
 
 # What Debian's policy (and lintian) asks of every package: a copyright file
@@ -120,7 +131,7 @@ if(VP_GZIP)
 else()
   set(vp_changelog_name changelog.Debian)
 endif()
-foreach(pair IN ITEMS vpcat_runtime:vpcat-runtime vpcat_tools:vpcat-tools vpcat_mpi:vpcat-mpi)
+foreach(pair IN ITEMS vpcat_runtime:vpcat-runtime vpcat_tools:vpcat-tools vpcat_mpi:vpcat-mpi vpcat_python:python3-vpcat)
   string(REPLACE ":" ";" pair "${pair}")
   list(GET pair 0 component)
   list(GET pair 1 package)

@@ -17,8 +17,9 @@
 #    -- on a machine someone works on -- extracted with dpkg-deb -x into a
 #    temporary prefix, which checks the files but not Depends: (said so).
 # 4. From the installed files: vp-analyze --version, the man page through
-#    man -l, the bash completion sourced, and tests/consumer (find_package in
-#    C++ and C, pkg-config) built and run against the installed runtime.
+#    man -l, the bash completion sourced, the Python module imported and used
+#    (python3-vpcat), and tests/consumer (find_package in C++ and C,
+#    pkg-config) built and run against the installed runtime.
 # 5. In the root: the packages removed again (dpkg --purge), pass or fail.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -117,6 +118,26 @@ page=$(MANWIDTH=80 man -l "$prefix/share/man/man1/vp-analyze.1.gz" 2>&1 | tr -d 
 grep -q "gather\|topology" <<<"$page" || die "man -l of the installed vp-analyze.1.gz: $page"
 bash -c 'source "$1" && complete -p vp-plan' _ "$prefix/share/bash-completion/completions/vp-plan" >/dev/null ||
   die "the installed bash completion of vp-plan does not register"
+
+# The Python module, when it was packaged: imported from the installed tree
+# and used on a catalog.
+python_deb=""
+for d in "${debs[@]}"; do [[ $(dpkg-deb -f "$d" Package) == python3-vpcat ]] && python_deb=$d; done
+if [[ -n $python_deb ]]; then
+  has_files "$python_deb" /usr/share/doc/python3-vpcat/copyright
+  module=$(dpkg-deb -c "$python_deb" | awk '{print $6}' | grep -E '/vpcat[^/]*\.so$' | head -n1)
+  [[ -n $module ]] || die "python3-vpcat holds no vpcat module"
+  site=$prefix/${module#./usr/}
+  site=${site%/*}
+  python=$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' "$dir/CMakeCache.txt")
+  out=$(PYTHONPATH="$site" "${python:-python3}" -c 'import sys, vpcat
+cat = vpcat.Catalog.open(sys.argv[1])
+plan = vpcat.Planner(cat).plan([[0 if i == j else 1 << 20 for j in range(cat.gpu_count)] for i in range(cat.gpu_count)])
+print(vpcat.__file__, cat.gpu_count, int(plan.bytes.sum()))' "$src/fixtures/catalogs/format-1.0/quad-rail4.vpcat") ||
+    die "the installed Python module ($site) does not import or plan: $out"
+  [[ $out == "$site/"*" 16 251658240" ]] || die "the installed Python module: '$out', expected $site/... 16 251658240"
+  log "installed python3-vpcat: $out"
+fi
 
 # tests/consumer/run.cmake's find_package and pkg_config steps against the installed runtime.
 work=$(mktemp -d "${TMPDIR:-/tmp}/vpcat-consumer.XXXXXX")
