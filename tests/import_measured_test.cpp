@@ -247,3 +247,29 @@ TEST_CASE("measured: the source is a capacity source, and survives the topology'
   CHECK(hb.forward->basis == "pair GPU4->GPU6 (p2p-pcie-gen4-2s4sw8g.txt:83)");
   CHECK(vp::intra_node_route(back, back.gpus[7], back.gpus[6]).solo_gbps == 26.30);
 }
+
+// Fuzz finding (tests/fuzz/corpus/measured/crash-cc688b...): a matrix title
+// that is not used, quoted in a note, held bytes that are not UTF-8; the note
+// became a warning, and `vp-analyze topology --json` ended in nlohmann's
+// type_error.316 (exit 4). Every text taken from the file is now printable.
+TEST_CASE("measured: bytes that are not UTF-8 in a title, a device name or the file name stay text") {
+  std::string text = vp::read_input_file(fixture("measured/p2p-pcie-gen4-2s4sw8g.txt"));
+  const std::size_t title = text.find("Bidirectional P2P=Enabled Bandwidth Matrix (GB/s)");
+  REQUIRE(title != std::string::npos);
+  text.insert(title + 2, "\xf1\xff\x01");
+  const std::size_t device = text.find("NVIDIA L40S");
+  REQUIRE(device != std::string::npos);
+  text.insert(device + 6, "\xc3");
+  const Measurement m = vp::parse_measurement("dir/m\xfe.txt", text);
+  CHECK(m.name == "m\\xfe.txt");
+  CHECK(m.devices.at(0).name == "NVIDIA\\xc3 L40S");
+  bool quoted = false;
+  for (const std::string& note : m.notes) {
+    CHECK(note == vp::printable(note));
+    quoted = quoted || note.find("Bi\\xf1\\xff\\x01directional") != std::string::npos;
+  }
+  CHECK(quoted);
+  vp::Topology t = gen4_node();
+  vp::apply_measurements(t, {m}, {});
+  CHECK_NOTHROW((void)vp::topology_to_json(t).dump(2));
+}

@@ -365,10 +365,19 @@ Measurement parse_measurement(const std::string& file, const std::string& text) 
     m = parse_p2p(file, text);
   if (m) {
     const std::size_t slash = file.find_last_of('/');
-    m->name = slash == std::string::npos ? file : file.substr(slash + 1);
-    // Notes become warnings, and so part of the catalog: by base name.
-    for (std::string& note : m->notes)
-      if (note.rfind(file, 0) == 0) note = m->name + note.substr(file.size());
+    const std::string base = slash == std::string::npos ? file : file.substr(slash + 1);
+    // Notes become warnings, and so part of the catalog: by base name. Every
+    // text taken from the file or its name is made printable here, once: a
+    // matrix title or a device name may hold any byte, and a warning goes into
+    // JSON and the catalog's provenance (printable() leaves text it already
+    // escaped as it is).
+    for (std::string& note : m->notes) {
+      if (note.rfind(file, 0) == 0) note = base + note.substr(file.size());
+      note = printable(note);
+    }
+    m->name = printable(base);
+    m->matrix = printable(m->matrix);
+    for (MeasuredDevice& d : m->devices) d.name = printable(d.name);
     return *m;
   }
   if (text.find("nvbandwidth") != std::string::npos)
