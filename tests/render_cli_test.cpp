@@ -98,15 +98,7 @@ TEST_CASE("render cli: vp-analyze topology --dot has one node per component and 
   CHECK(r.out == "");  // the pictures replace the text report
   const std::string text = read(dot);
   CHECK(text.rfind("graph topology {", 0) == 0);
-  const std::regex node_line(R"(^  c\d+ \[label=)"), edge_line(R"(^  c\d+ -- c\d+ \[)");
-  std::size_t nodes = 0, edges = 0;
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);) {
-    nodes += std::regex_search(line, node_line);
-    edges += std::regex_search(line, edge_line);
-  }
-  CHECK(nodes == 20);
-  CHECK(edges == 19);
+  CHECK(vp::test::dot_nodes_and_edges(text) == std::pair<std::size_t, std::size_t>(20, 19));
   pugi::xml_document doc;
   parse(doc, read(svg));
 }

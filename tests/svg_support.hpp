@@ -5,7 +5,10 @@
 #include <doctest/doctest.h>
 
 #include <pugixml.hpp>
+#include <regex>
+#include <sstream>
 #include <string>
+#include <utility>
 
 namespace vp::test {
 
@@ -29,6 +32,19 @@ inline std::string all_text(const pugi::xml_document& doc) {
   for (const pugi::xpath_node& n : doc.select_nodes("//text()")) s += n.node().value(), s += '\n';
   for (const pugi::xpath_node& n : doc.select_nodes("//title")) s += n.node().child_value(), s += '\n';
   return s;
+}
+
+// The node and edge lines of a topology DOT file (`  cN [label=...`,
+// `  cN -- cM [...`).
+inline std::pair<std::size_t, std::size_t> dot_nodes_and_edges(const std::string& dot) {
+  const std::regex node_line(R"(^  c\d+ \[label=)"), edge_line(R"(^  c\d+ -- c\d+ \[)");
+  std::size_t nodes = 0, edges = 0;
+  std::istringstream lines(dot);
+  for (std::string line; std::getline(lines, line);) {
+    nodes += std::regex_search(line, node_line);
+    edges += std::regex_search(line, edge_line);
+  }
+  return {nodes, edges};
 }
 
 }  // namespace vp::test
