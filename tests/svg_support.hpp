@@ -34,6 +34,18 @@ inline std::string all_text(const pugi::xml_document& doc) {
   return s;
 }
 
+// The component boxes of a topology picture of the evaluation node
+// (fixtures/platforms/pcie-gen4-2s4sw8g.json): 8 GPUs, 4 NICs, 4 switches, 2
+// host bridges, 2 sockets, each kind one orbit (group order 128).
+inline void check_evaluation_node_boxes(const pugi::xml_document& doc) {
+  CHECK(count(doc, "rect", "component gpu") == 8);
+  CHECK(count(doc, "rect", "component nic") == 4);
+  CHECK(count(doc, "rect", "component pcie_switch") == 4);
+  CHECK(count(doc, "rect", "component host_bridge") == 2);
+  CHECK(count(doc, "rect", "component cpu") == 2);
+  CHECK(count(doc, "rect", "orbit") == 5);
+}
+
 // The node and edge lines of a topology DOT file (`  cN [label=...`,
 // `  cN -- cM [...`).
 inline std::pair<std::size_t, std::size_t> dot_nodes_and_edges(const std::string& dot) {
