@@ -350,21 +350,9 @@ class Search {
 // Canonical certificates (bliss) for groups too large to list.
 
 bool Search::record_certificate(LocalPattern& p) {
-  ColouredDigraph g = symmetry_graph(t_);
-  auto role = [&](const char* kind, ComponentId from, ComponentId to) {
-    unsigned v = g.add_vertex(std::string("role|") + kind);
-    g.edges.emplace_back(from, v);
-    g.edges.emplace_back(v, to);
-  };
-  for (std::size_t i = 0; i < G_; ++i) {
-    std::int32_t s = p.send[i], r = p.recv[i];
-    if (s >= kNicBase) role("send-net", t_.gpus[i], t_.nics[static_cast<std::size_t>(s - kNicBase)]);
-    else if (s != kIdle) role("send-p2p", t_.gpus[i], t_.gpus[static_cast<std::size_t>(s)]);
-    if (r >= kNicBase) role("recv-net", t_.nics[static_cast<std::size_t>(r - kNicBase)], t_.gpus[i]);
-  }
-  BlissResult b = run_bliss(g, t_.components.size(), true);
-  if (!certificates_.insert(b.certificate).second) return false;
-  BigUint stabilizer = PermGroup(t_.components.size(), b.generators).order();
+  PatternCanonicalForm c = canonical_pattern(t_, p);
+  if (!certificates_.insert(c.certificate).second) return false;
+  BigUint stabilizer = PermGroup(t_.components.size(), c.stabilizer).order();
   p.orbit_size = order_.quotient_u64(stabilizer);
   return true;
 }
@@ -389,6 +377,23 @@ LocalPattern apply_to_pattern(const Topology& ported, const Permutation& p, cons
     y.recv[image] = map_role(e, x.recv[g]);
   }
   return y;
+}
+
+PatternCanonicalForm canonical_pattern(const Topology& ported, const LocalPattern& x) {
+  ColouredDigraph g = symmetry_graph(ported);
+  auto role = [&](const char* kind, ComponentId from, ComponentId to) {
+    unsigned v = g.add_vertex(std::string("role|") + kind);
+    g.edges.emplace_back(from, v);
+    g.edges.emplace_back(v, to);
+  };
+  for (std::size_t i = 0; i < x.send.size(); ++i) {
+    std::int32_t s = x.send[i], r = x.recv[i];
+    if (s >= kNicBase) role("send-net", ported.gpus[i], ported.nics[static_cast<std::size_t>(s - kNicBase)]);
+    else if (s != kIdle) role("send-p2p", ported.gpus[i], ported.gpus[static_cast<std::size_t>(s)]);
+    if (r >= kNicBase) role("recv-net", ported.nics[static_cast<std::size_t>(r - kNicBase)], ported.gpus[i]);
+  }
+  BlissResult b = run_bliss(g, ported.components.size(), true);
+  return {std::move(b.certificate), std::move(b.generators)};
 }
 
 std::vector<Transfer> pattern_transfers(const Topology& ported, const LocalPattern& x) {

@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "vp/analysis/contention.hpp"
@@ -74,6 +75,17 @@ std::vector<catalog::LocalPattern> all_maximal_local_patterns(const Topology& po
 
 // The image of a pattern under a component permutation of the node.
 catalog::LocalPattern apply_to_pattern(const Topology& ported, const Permutation& p, const catalog::LocalPattern& x);
+
+// The canonical form of a pattern of `ported` under the node's automorphism
+// group (bliss on the node's coloured digraph with the pattern's roles as
+// extra vertices): two patterns are in one orbit exactly when their
+// certificates are equal. Also the generators of the pattern's stabilizer,
+// projected on the components.
+struct PatternCanonicalForm {
+  std::string certificate;
+  std::vector<Permutation> stabilizer;
+};
+PatternCanonicalForm canonical_pattern(const Topology& ported, const catalog::LocalPattern& x);
 
 // The transfers of a pattern in `ported`: GPU -> GPU, GPU -> port (send to
 // the network through NIC k), port -> GPU (receive through NIC k).
