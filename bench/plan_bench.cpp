@@ -12,8 +12,9 @@
 // one Planner and one Plan, as an embedder does call after call, and reports
 // the plan's steps and transfers as counters, steps_per_bound: the steps
 // over the least any one-port plan needs (the most distinct partners of one
-// GPU, or 1), expected_ms: the plan's expected time, and plan_MB: the
-// memory its steps and transfers take.
+// GPU, or 1), expected_ms: the plan's expected time, plan_MB: the memory
+// its steps and transfers take, and replay_rounds: the replay's cycle (0:
+// every step searched). Search/ plans the same demands with the replay off.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -92,16 +93,21 @@ std::vector<std::uint64_t> demand(std::uint32_t n, const std::string& workload) 
   return d;
 }
 
-void BM_Plan(benchmark::State& state, const std::string& name, const std::string& workload) {
+// `replay`: PlanOptions::replay (Plan/ on, the default; Search/ off, every
+// step searched), to compare the two in one run.
+void BM_Plan(benchmark::State& state, const std::string& name, const std::string& workload, bool replay) {
   Platform& p = platform(name);
   const std::vector<std::uint64_t> d = demand(p.gpus, workload);
+  vpcat::PlanOptions o;
+  o.replay = replay;
   vpcat::Plan plan;
-  if (!p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, plan).ok()) state.SkipWithError("plan failed");
+  if (!p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), o, plan).ok()) state.SkipWithError("plan failed");
   for (auto _ : state) {
-    vpcat::PlanStatus s = p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, plan);
+    vpcat::PlanStatus s = p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), o, plan);
     benchmark::DoNotOptimize(s);
   }
   state.counters["gpus"] = p.gpus;
+  state.counters["replay_rounds"] = p.planner.replay_rounds();
   state.counters["steps"] = static_cast<double>(plan.step_count());
   state.counters["transfers"] = static_cast<double>(plan.transfer_count());
   // The plan's quality: its expected time (channel steps: latency plus the
@@ -160,6 +166,20 @@ void BM_Init(benchmark::State& state, const std::string& name) {
   }
 }
 
+// init and the first plan of a fresh Planner (uniform demand): the first
+// replayed plan expands the pattern tables and builds the cycle, once.
+void BM_InitFirstPlan(benchmark::State& state, const std::string& name) {
+  Platform& p = platform(name);
+  const std::vector<std::uint64_t> d = demand(p.gpus, "uniform");
+  vpcat::Plan plan;
+  for (auto _ : state) {
+    vpcat::Planner planner;
+    vpcat::PlanStatus s = planner.init(p.view);
+    if (s.ok()) s = planner.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, plan);
+    benchmark::DoNotOptimize(s);
+  }
+}
+
 const char* const kPlatforms[] = {"32gpu-4n-switch", "128gpu-16n-rail", "256gpu-32n-leafspine",
                                   "1024gpu-128n-leafspine"};
 const char* const kWorkloads[] = {"uniform", "zipf1.0", "zipf1.2", "random"};
@@ -172,9 +192,15 @@ int register_all() {
         ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark((std::string("Init/") + p).c_str(), BM_Init, std::string(p))
         ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark((std::string("InitFirstPlan/") + p).c_str(), BM_InitFirstPlan, std::string(p))
+        ->Unit(benchmark::kMicrosecond);
     for (const char* w : kWorkloads)
       benchmark::RegisterBenchmark((std::string("Plan/") + p + "/" + w).c_str(), BM_Plan, std::string(p),
-                                   std::string(w))
+                                   std::string(w), true)
+          ->Unit(benchmark::kMicrosecond);
+    for (const char* w : kWorkloads)
+      benchmark::RegisterBenchmark((std::string("Search/") + p + "/" + w).c_str(), BM_Plan, std::string(p),
+                                   std::string(w), false)
           ->Unit(benchmark::kMicrosecond);
   }
   return 0;

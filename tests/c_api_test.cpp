@@ -873,7 +873,7 @@ TEST_CASE("planner: dense, double and sparse demands give the C++ plans") {
   CHECK(d.chunk_align_bytes == ref.chunk_align_bytes);
   CHECK(d.max_steps == ref.max_steps);
   CHECK(d.allow_shared == (ref.allow_shared ? 1u : 0u));
-  CHECK(d.reserved == 0);
+  CHECK(d.replay == (ref.replay ? 1u : 0u));
   vpcat_plan_options o = d;
   o.latency_us = 20;
   o.min_step_latencies = 1;
@@ -970,9 +970,9 @@ TEST_CASE("planner: bad demands and options get the C++ status and message, and 
   CHECK(err.code == VPCAT_E_STEP_LIMIT);
   check_empty(c.plan);
   o = vpcat_plan_options_default();
-  o.reserved = 1;
+  o.replay = 2;
   fails(vpcat_planner_plan_dense_u64(c.planner, demand.data(), n, &o, c.plan, &err), VPCAT_E_INVALID_ARGUMENT,
-        "vpcat_planner_plan_dense_u64: invalid argument (options->reserved is 1: must be 0)");
+        "vpcat_planner_plan_dense_u64: invalid argument (options->replay is 2: must be 0 or 1)");
   o = vpcat_plan_options_default();
   o.struct_size = 0;  // a zero-initialised struct, not from vpcat_plan_options_default()
   REQUIRE(vpcat_planner_plan_dense_u64(c.planner, demand.data(), n, nullptr, c.plan, nullptr) == VPCAT_OK);

@@ -20,18 +20,21 @@ namespace {
 // plan through a mutable reference.
 Platform& mut(const Platform& p) { return const_cast<Platform&>(p); }
 
-// Both ways: channel steps only (the default), and with allow_shared
-// (balanced demands then get the shared step).
+// Every way: channel steps only (the default), and with allow_shared
+// (balanced demands then get the shared step); each with the replay (the
+// default) and with every step searched.
 void expect_correct(Platform& p, const Matrix& d, const vpcat::PlanOptions& o, const std::string& what,
                     const CheckOptions& c = {}) {
-  for (bool shared : {false, true}) {
+  for (int way = 0; way < 4; ++way) {
+    const bool shared = way & 1, replay = (way & 2) == 0;
     vpcat::PlanOptions with = o;
     with.allow_shared = shared;
+    with.replay = replay;
     CheckOptions co = c;
     co.allow_shared = shared;
     vpcat::Plan plan;
     const vpcat::PlanStatus s = p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), with, plan);
-    INFO(p.name << ": " << what << (shared ? ", allow_shared" : ""));
+    INFO(p.name << ": " << what << (shared ? ", allow_shared" : "") << (replay ? "" : ", no replay"));
     REQUIRE_MESSAGE(s.ok(), s.message());
     CHECK(check_plan(p, d, plan, co) == "");
     if (!shared)

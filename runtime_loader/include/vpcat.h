@@ -483,7 +483,10 @@ typedef struct vpcat_plan_options {
   uint32_t allow_shared;      /* 0 (default): channel steps only, each contention-free at solo rates;
                                  1: the plan may end with one shared step (every payload left at once,
                                  contending) when it is expected shorter (docs/planner.md) */
-  uint32_t reserved;          /* must be 0 */
+  uint32_t replay;            /* 1 (default): replay the balanced part of the demand from the catalog's
+                                 stored patterns, where they pay, before searching the rest; 0: search
+                                 every step (what a struct zeroed by hand asked for before this field
+                                 had a meaning: it was reserved, 0) (docs/planner.md "Replay") */
 } vpcat_plan_options;
 
 /* The defaults, with struct_size set. Start from this and change fields. */

@@ -159,9 +159,9 @@ bool to_cpp(const vpcat_plan_options* o, vpcat::PlanOptions* out, vpcat_error* e
                    static_cast<unsigned>(o->struct_size), static_cast<unsigned>(sizeof(vpcat_plan_options)));
     return false;
   }
-  if (o->reserved != 0) {
-    *status = fail(err, VPCAT_E_INVALID_ARGUMENT, where, "options->reserved is %u: must be 0",
-                   static_cast<unsigned>(o->reserved));
+  if (o->replay > 1) {
+    *status = fail(err, VPCAT_E_INVALID_ARGUMENT, where, "options->replay is %u: must be 0 or 1",
+                   static_cast<unsigned>(o->replay));
     return false;
   }
   out->latency_us = o->latency_us;
@@ -170,6 +170,7 @@ bool to_cpp(const vpcat_plan_options* o, vpcat::PlanOptions* out, vpcat_error* e
   out->chunk_align_bytes = o->chunk_align_bytes;
   out->max_steps = o->max_steps;
   out->allow_shared = o->allow_shared != 0;
+  out->replay = o->replay != 0;
   return true;
 }
 
@@ -749,6 +750,7 @@ vpcat_plan_options vpcat_plan_options_default(void) {
   o.min_chunk_bytes = d.min_chunk_bytes;
   o.chunk_align_bytes = d.chunk_align_bytes;
   o.allow_shared = d.allow_shared ? 1u : 0u;
+  o.replay = d.replay ? 1u : 0u;
   return o;
 }
 

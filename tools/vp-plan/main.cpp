@@ -118,6 +118,9 @@ int main(int argc, char** argv) {
                                      "when it is expected shorter; without it every step is a contention-free channel");
   app.add_flag("--one-port", one_port, "Channel steps only, one transfer per GPU and direction (the default)")
       ->excludes(shared);
+  app.add_flag_callback("--no-replay", [&] { o.plan.replay = false; },
+                        "Search every step; by default the balanced part of the demand is replayed from the catalog's "
+                        "stored patterns first, where they pay (docs/planner.md \"Replay\")");
   app.add_option("--repeat", o.repeat, "Plan this many times and report the fastest (default 1)")
       ->check(CLI::Range(1u, 1000000u));
   return vp::cli::run_main({"vp-plan", vp::cli::Catalogs::read}, app, argc, argv, [&] { return run(o); });

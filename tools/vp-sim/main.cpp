@@ -181,5 +181,7 @@ int main(int argc, char** argv) {
                  "The schedule --svg draws: one of the --schedulers run (default variopath when it runs, else the "
                  "first)");
   app.add_flag("--allow-shared", o.compare.plan.allow_shared, "VarioPath plans may end with one shared step (vp-plan --allow-shared)");
+  app.add_flag_callback("--no-replay", [&] { o.compare.plan.replay = false; },
+                        "VarioPath plans search every step (vp-plan --no-replay)");
   return vp::cli::run_main({"vp-sim", vp::cli::Catalogs::read}, app, argc, argv, [&] { return run(o); });
 }

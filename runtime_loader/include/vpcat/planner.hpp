@@ -59,7 +59,10 @@ class Planner {
     ready_ = false;
     scratch_ready_ = false;
     PlanStatus s = model_.build(catalog);
-    if (s.ok()) ready_ = true;
+    if (!s.ok()) return s;
+    if (!greedy_.store_patterns(catalog))
+      return PlanStatus::at(PlanError::out_of_memory, "planner", "copying the catalog's patterns");
+    ready_ = true;
     return s;
   }
   bool ready() const noexcept { return ready_; }
@@ -111,6 +114,11 @@ class Planner {
     });
   }
   std::uint32_t max_route_links() const noexcept { return model_.max_route_links(); }
+
+  // Rounds of the replay cycle (docs/planner.md "Replay"), built from the
+  // catalog's patterns by the first plan with PlanOptions::replay; 0 before,
+  // or when this cluster is planned by search alone. For tools and tests.
+  std::uint32_t replay_rounds() const noexcept { return greedy_.replay().round_count(); }
 
   // Share of the node type's maximal local patterns in which local GPU g
   // sends to (receives from) local NIC k: the figure that orders NIC choices

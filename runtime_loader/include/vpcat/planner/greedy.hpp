@@ -28,6 +28,8 @@
 #include "vpcat/planner/detail/bounds.hpp"
 #include "vpcat/planner/detail/flow.hpp"
 #include "vpcat/planner/detail/local_mapping.hpp"
+#include "vpcat/planner/detail/pattern_table.hpp"
+#include "vpcat/planner/detail/replay.hpp"
 #include "vpcat/planner/detail/step_length.hpp"
 #include "vpcat/planner/plan.hpp"
 #include "vpcat/planner/shared_step.hpp"
@@ -44,6 +46,23 @@ class Greedy : public LocalMapping {
   static constexpr std::uint32_t kMaxMisses = 4;
   // Steps between two sorts of the source nodes by outbound bytes left.
   static constexpr std::uint32_t kResortNodes = 4;
+
+  // Copy the catalog's pattern representatives and generators (at init;
+  // the replay expands them when first asked for). False when memory is
+  // short.
+  bool store_patterns(const CatalogView& cat) noexcept {
+    replay_built_ = false;
+    return stored_.copy(cat);
+  }
+  // The replay cycle of `m` (built on first use); false when memory is short.
+  bool prepare_replay(const ClusterModel& m) noexcept {
+    if (replay_built_) return true;
+    PatternTable table;
+    if (!table.build(stored_, m) || !replay_.build(m, table) || !replay_.prepare(m)) return false;
+    replay_built_ = true;
+    return true;
+  }
+  const Replay& replay() const noexcept { return replay_; }
 
   // Size the scratch for `m`; false when memory is short.
   bool prepare(const ClusterModel& m) noexcept {
@@ -77,6 +96,19 @@ class Greedy : public LocalMapping {
     mark_count = 0;
     std::size_t next_mark = 0;  // index into kCheckpoints of the next threshold
     const double floor_us = o.min_step_latencies * o.latency_us;
+    // The balanced part first, replayed from the catalog's patterns.
+    bool stopped = false;
+    if (o.replay) {
+      if (!prepare_replay(m))
+        return PlanStatus::at(PlanError::out_of_memory, "plan", "expanding the catalog's patterns for the replay");
+      if (PlanStatus s = replay_.run(m, *this, o, floor_us, give_up_us, steps, transfers, expected_us, stopped);
+          !s.ok())
+        return s;
+    }
+    if (stopped && rest != nullptr) {
+      gave_up = true;
+      return {};
+    }
     init_orders(m);
     std::uint32_t step_index = 0;
     while (total_left_ > 0) {
@@ -148,32 +180,11 @@ class Greedy : public LocalMapping {
 
   PlanStatus finish_step(const ClusterModel& m, const PlanOptions& o, double floor_us, PodBuffer<PlanStep>& steps,
                          PodBuffer<PlanTransfer>& transfers, double& expected_us) noexcept {
-    const std::size_t n = n_;
     const double tau = length_.choose(*this, flows_.data(), flows_.size(), o.latency_us, floor_us);
-    if (!transfers.reserve(transfers.size() + flows_.size()) || !steps.reserve(steps.size() + 1))
-      return PlanStatus::at(PlanError::out_of_memory, "plan", "growing the plan to %zu transfers",
-                            transfers.size() + flows_.size());
-    PlanStep step;
-    step.first = transfers.size();
-    step.count = static_cast<std::uint32_t>(flows_.size());
-    double longest = 0.0;
-    for (const Flow& f : flows_) {
-      const std::uint64_t c = StepLength::piece(R_[f.g * n + f.h], f.gbps * 1e3 * tau, o);
-      take(m, f, c);
-      const double t = static_cast<double>(c) / (f.gbps * 1e3);
-      if (t > longest) longest = t;
-      PlanTransfer x;
-      x.src = x.origin = f.g;
-      x.dst = x.final = f.h;
-      x.bytes = c;
-      x.solo_gbps = f.gbps;
-      x.src_nic = f.i;
-      x.dst_nic = f.j;
-      transfers.push_back(x);
-    }
-    step.expected_us = o.latency_us + longest;
-    expected_us += step.expected_us;
-    steps.push_back(step);
+    if (PlanStatus st = StepLength::append(m, *this, flows_.data(), flows_.size(), tau, o, steps, transfers,
+                                           expected_us);
+        !st.ok())
+      return st;
     // Priorities: the GPUs of the nodes that moved bytes; the source nodes
     // every few steps (a nearly sorted order is as good a heuristic, and a
     // full pass per step would cost O(nodes x displacement)).
@@ -190,6 +201,9 @@ class Greedy : public LocalMapping {
 
   Bounds bounds_;
   StepLength length_;
+  StoredPatterns stored_;
+  Replay replay_;
+  bool replay_built_ = false;
 };
 
 }  // namespace detail

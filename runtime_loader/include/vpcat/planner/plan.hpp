@@ -61,6 +61,12 @@ struct PlanOptions {
   // payload left at once, when its expected time is the shorter (balanced
   // demands; docs/planner.md "Two plan shapes").
   bool allow_shared = false;
+  // true (default): the balanced part of the demand is replayed from the
+  // catalog's stored patterns, where their cycle is short enough to pay,
+  // before the search plans the rest (docs/planner.md "Replay"); the first
+  // plan with it expands the patterns (milliseconds to tens of
+  // milliseconds). false: every step is searched.
+  bool replay = true;
 };
 
 inline constexpr std::uint16_t kNoNic = 0xFFFF;

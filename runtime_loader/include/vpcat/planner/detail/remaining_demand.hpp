@@ -97,6 +97,8 @@ class RemainingDemand {
   std::uint64_t out_left(std::uint32_t a) const noexcept { return out_left_[a]; }
   std::uint64_t in_left(std::uint32_t a) const noexcept { return in_left_[a]; }
   std::uint64_t volume(std::uint32_t a, std::uint32_t b) const noexcept { return V_[std::size_t{a} * nn_ + b]; }
+  // Bytes left between the GPUs of node a.
+  std::uint64_t intra_bytes_left(std::uint32_t a) const noexcept { return intra_left_[a]; }
   std::uint32_t gpu_count() const noexcept { return n_; }
   std::uint32_t node_count() const noexcept { return nn_; }
 

@@ -100,6 +100,42 @@ class StepLength {
     }
     return best_tau;
   }
+  // Append the step of flows[0, count), each sending its piece of a step
+  // of tau microseconds at its solo rate, and take those bytes off `rem`.
+  // Its expected time is the latency plus its longest piece.
+  static PlanStatus append(const ClusterModel& m, RemainingDemand& rem, const Flow* flows, std::size_t count,
+                           double tau, const PlanOptions& o, PodBuffer<PlanStep>& steps,
+                           PodBuffer<PlanTransfer>& transfers, double& expected_us) noexcept {
+    if (!transfers.reserve(transfers.size() + count) || !steps.reserve(steps.size() + 1))
+      return PlanStatus::at(PlanError::out_of_memory, "plan", "growing the plan to %zu transfers",
+                            transfers.size() + count);
+    const std::size_t n = rem.gpu_count();
+    const std::uint64_t* R = rem.remaining();
+    PlanStep step;
+    step.first = transfers.size();
+    step.count = static_cast<std::uint32_t>(count);
+    double longest = 0.0;
+    for (std::size_t k = 0; k < count; ++k) {
+      const Flow& f = flows[k];
+      const std::uint64_t c = piece(R[f.g * n + f.h], f.gbps * 1e3 * tau, o);
+      rem.take(m, f, c);
+      const double t = static_cast<double>(c) / (f.gbps * 1e3);
+      if (t > longest) longest = t;
+      PlanTransfer x;
+      x.src = x.origin = f.g;
+      x.dst = x.final = f.h;
+      x.bytes = c;
+      x.solo_gbps = f.gbps;
+      x.src_nic = f.i;
+      x.dst_nic = f.j;
+      transfers.push_back(x);
+    }
+    step.expected_us = o.latency_us + longest;
+    expected_us += step.expected_us;
+    steps.push_back(step);
+    return {};
+  }
+
   // The least number of flows a step of `count` flows finishes.
   static std::size_t finish_count(std::size_t count) noexcept {
     const std::size_t k = (count + kFinishDivisor - 1) / kFinishDivisor;

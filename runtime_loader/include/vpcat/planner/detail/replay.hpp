@@ -1,0 +1,495 @@
+// Replay (docs/planner.md "Replay"): the balanced part of a demand planned
+// from the catalog's stored channels, not searched.
+//
+// Built at init, for a cluster whose nodes are all of one type with a
+// pattern table (pattern_table.hpp):
+//
+// * a *cycle* of rounds. A round is one image Q of a stored pattern and one
+//   NIC matching mu (NIC i of a sending node to NIC mu(i) of its receiver:
+//   the identity on rails, a rotation of the usable NICs on one switch or a
+//   leaf/spine fabric). Its network roles pair the GPU that sends from NIC i
+//   in Q with the GPU that receives at NIC mu(i) in Q. A lazy greedy cover
+//   picks the rounds so that together they pair every GPU of one node with
+//   every GPU of another, the fastest routes first; on a single node, it
+//   covers the peer-to-peer pairs instead.
+// * per round, its *options*: the images with exactly Q's network roles (up
+//   to kMaxOptions, those with the most peer-to-peer roles first), found by
+//   their network signature. They differ in the peer-to-peer roles they give
+//   the GPUs the network leaves free.
+//
+// At plan time, for each node shift s = 1 .. N-1 (node a sends to a + s mod
+// N: a node-level matching that keeps every NIC at one flow per direction)
+// and each round, one step: in every node, the round's network roles with
+// the shifted partner and the peer roles of the option whose pairs have the
+// most bytes left (up to the step's length), for the pairs that still have
+// bytes. Each node's part is a subset of one stored image and the
+// node-level matching a permutation, so every step is a channel by
+// construction; nothing is searched. On a leaf/spine fabric the source
+// nodes of a shift are packed first-fit into sub-rounds whose spine uplink
+// and downlink loads stay within capacity. A single node replays its cycle
+// once.
+//
+// A step's length is the k-th longest remaining time of its network flows
+// (of all its flows on a single node) at their solo rates, k = ceil(flows /
+// 8): the longest eighth is cut, and peer flows fill the step and are cut to
+// it. A step is skipped when fewer than half of its roles have bytes or its
+// ports would idle for more than a quarter of it, and the replay stops at
+// the first node matching whose rounds are all skipped: the search
+// (greedy.hpp) plans what is left, the skewed part of the demand. A demand
+// in which one GPU sends or receives more than kMaxSkew times the mean is
+// not replayed at all (balanced()).
+//
+// Cost: init O(images x (GPUs + rotations x rounds)) with the lazy cover;
+// a plan O(steps x (nodes x options x GPUs)) with no search.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include "vpcat/planner/buffer.hpp"
+#include "vpcat/planner/cluster_model.hpp"
+#include "vpcat/planner/detail/flow.hpp"
+#include "vpcat/planner/detail/node_matchings.hpp"
+#include "vpcat/planner/detail/pattern_table.hpp"
+#include "vpcat/planner/detail/remaining_demand.hpp"
+#include "vpcat/planner/detail/step_length.hpp"
+#include "vpcat/planner/plan.hpp"
+#include "vpcat/planner/status.hpp"
+
+namespace vpcat {
+inline namespace v0_1 {
+namespace detail {
+
+class Replay {
+ public:
+  // Images the cover scores (an even sample of the table beyond it).
+  static constexpr std::uint32_t kMaxCandidates = PatternTable::kMaxImages;
+  // Options (images with the round's network roles) kept per round.
+  static constexpr std::uint32_t kMaxOptions = 16;
+  // A cycle longer than this many times the least one is not replayed.
+  static constexpr double kMaxCycleExcess = 1.25;
+  // A replayed step keeps its ports busy for at least this share of it.
+  static constexpr double kMinBusy = 0.75;
+  // Replayed only when no GPU sends or receives more than this many times
+  // the mean of its peers' bytes (sent and received).
+  static constexpr double kMaxSkew = 1.25;
+
+  // One role pair: local GPU g sends to local GPU h, through NICs i and j
+  // (network: h is the partner node's) or kNoNic (peer-to-peer), at the
+  // solo rate of its local routes (a spine it crosses may lower it).
+  struct Role {
+    std::uint16_t g, h, i, j;
+    double gbps = 0.0;
+    double us_per_byte = 0.0;  // 1 / (gbps x 1e3)
+  };
+
+  // Build the cycle for `m` from `p`. Not ready (the search plans every
+  // step) when the cluster does not qualify; false only when memory is short.
+  bool build(const ClusterModel& m, const PatternTable& p) noexcept {
+    *this = Replay();
+    const std::uint32_t N = m.node_count();
+    if (N == 0 || m.gpu_count() < 2) return true;
+    type_ = m.node(0).type;
+    for (std::uint32_t a = 1; a < N; ++a)
+      if (m.node(a).type != type_) return true;  // one node type only
+    const TypeModel& t = m.type(type_);
+    const PatternTable::TypeImages& ti = p.type(type_);
+    network_ = N > 1;
+    if (ti.count == 0 || t.gpus > 64 || t.nics > 64) return true;
+    if (network_ && (!m.has_fabric() || t.usable == 0)) return true;
+    Init in;
+    if (!summarize(p, ti, t, in)) return false;
+    // Rails join NIC k only to NIC k: the matching is the identity there.
+    const bool rail = network_ && m.node_switch(0) == kNone;
+    if (!cover(m, t, in, network_ && !rail ? in.U : 1)) return false;
+    // The cycle pays only when it is short: at most kMaxCycleExcess times
+    // the rounds any cycle needs (every node pair's G x G GPU pairs, at most
+    // one per usable NIC and round; on one node, the peer pairs at most the
+    // largest image's peer roles a round).
+    std::uint32_t most_peers = 1;
+    for (std::uint32_t q = 0; q < ti.count; ++q)
+      if (in.peer_first[q + 1] - in.peer_first[q] > most_peers) most_peers = in.peer_first[q + 1] - in.peer_first[q];
+    const std::uint64_t pairs = network_ ? std::uint64_t{t.gpus} * t.gpus : std::uint64_t{t.gpus} * (t.gpus - 1);
+    const std::uint64_t per_round = network_ ? in.U : most_peers;
+    const double least = static_cast<double>((pairs + per_round - 1) / per_round);
+    if (rounds_.empty() || static_cast<double>(rounds_.size()) > kMaxCycleExcess * least) {
+      rounds_.clear();
+      return true;
+    }
+    spine_ = network_ && m.spine() && !rail;
+    if (network_) {
+      if (!matchings_.build(m, spine_, max_round_gbps_)) return false;
+      if (matchings_.count() == 0) return true;
+    }
+    ready_ = true;
+    return true;
+  }
+
+  bool ready() const noexcept { return ready_; }
+  std::uint32_t round_count() const noexcept { return ready_ ? static_cast<std::uint32_t>(rounds_.size()) : 0; }
+
+  // Size the per-call scratch for `m`; false when memory is short.
+  bool prepare(const ClusterModel& m) noexcept {
+    return flows_.reserve(m.gpu_count()) && times_.resize(m.gpu_count());
+  }
+
+  // Append the replayed steps of the demand left in `rem`, taking their
+  // bytes off it. Stops early, `stopped` set, when the steps' expected times
+  // pass give_up_us or the plan reaches max_steps.
+  PlanStatus run(const ClusterModel& m, RemainingDemand& rem, const PlanOptions& o, double floor_us,
+                 double give_up_us, PodBuffer<PlanStep>& steps, PodBuffer<PlanTransfer>& transfers,
+                 double& expected_us, bool& stopped) noexcept {
+    stopped = false;
+    if (!ready_ || !balanced(rem)) return {};
+    const std::uint32_t matchings = network_ ? matchings_.count() : 1;
+    for (std::uint32_t j = 0; j < matchings; ++j) {
+      const std::size_t before = steps.size();
+      for (std::uint32_t r = 0; r < rounds_.size(); ++r) {
+        if (rem.total_left() == 0) return {};
+        if (steps.size() >= o.max_steps || expected_us > give_up_us) {
+          stopped = true;
+          return {};
+        }
+        const double tau = collect(m, rem, j, r, floor_us);
+        if (flows_.empty() || 2 * flows_.size() < candidates_) continue;
+        if (PlanStatus st = emit(m, rem, o, tau, steps, transfers, expected_us); !st.ok()) return st;
+      }
+      // A whole node matching with no step worth replaying: what is left is
+      // not balanced (a skewed demand, or the skewed rest of one), and the
+      // other matchings would be skipped alike. The search plans it.
+      if (steps.size() == before) return {};
+    }
+    return {};
+  }
+
+ private:
+  // A cycle gives every GPU the same share of the steps' ports. A GPU
+  // loaded beyond the others needs its ports in every step, and a replay
+  // first would leave them idle where that GPU bounds the plan (a receiver
+  // of 10x the bytes on the 256-GPU leaf/spine platform: 1.23x the bound
+  // replayed, 1.05x searched): such a demand is searched from the start.
+  bool balanced(const RemainingDemand& rem) const noexcept {
+    const std::uint32_t n = rem.gpu_count();
+    std::uint64_t top = 0;
+    double sum = 0.0;
+    for (std::uint32_t g = 0; g < n; ++g) {
+      const std::uint64_t s = rem.send_left(g), r = rem.recv_left(g);
+      top = s > top ? s : top;
+      top = r > top ? r : top;
+      sum += static_cast<double>(s) + static_cast<double>(r);
+    }
+    return n > 0 && static_cast<double>(top) <= kMaxSkew * sum / (2.0 * n);
+  }
+
+  struct Round {
+    std::uint32_t net_first, net;  // roles_[net_first, net_first + net): network roles
+    std::uint32_t opt_first, opts; // options_[opt_first, opt_first + opts)
+  };
+  struct Option {
+    std::uint32_t first, count;  // roles_[first, first + count): peer-to-peer roles
+  };
+
+  // What the cover reads of every image: per usable NIC position the GPU
+  // that sends from it and the one that receives at it, the peer pairs, and
+  // a hash of the network roles.
+  struct Init {
+    std::uint32_t G = 0, U = 0;
+    std::uint16_t usable[64];
+    std::int16_t upos[64];
+    PodBuffer<std::int16_t> send_at, recv_at;  // [image][U]
+    PodBuffer<std::uint32_t> peer_first;       // [image + 1] into peers
+    PodBuffer<Role> peers;
+    PodBuffer<std::uint64_t> sig;                // [image]: network-role hash
+    PodBuffer<std::uint32_t> by_sig;             // images sorted by sig
+    PodBuffer<std::uint32_t> sample;             // the images the cover scores
+  };
+
+  bool summarize(const PatternTable& p, const PatternTable::TypeImages& ti, const TypeModel& t,
+                 Init& in) noexcept {
+    const std::uint32_t G = t.gpus;
+    in.G = G;
+    for (std::uint32_t k = 0; k < 64; ++k) in.upos[k] = -1;
+    for (std::uint32_t k = 0; k < t.nics; ++k)
+      if (t.usable_mask >> k & 1u) in.upos[k] = static_cast<std::int16_t>(in.U), in.usable[in.U++] = static_cast<std::uint16_t>(k);
+    const std::size_t M = ti.count, U = in.U ? in.U : 1;
+    if (!in.send_at.assign(M * U, -1) || !in.recv_at.assign(M * U, -1) || !in.peer_first.resize(M + 1) ||
+        !in.sig.resize(M) || !in.by_sig.resize(M))
+      return false;
+    for (std::uint32_t q = 0; q < M; ++q) {
+      const std::int16_t* s = p.send(ti, q);
+      const std::int16_t* r = p.recv(ti, q);
+      in.peer_first[q] = static_cast<std::uint32_t>(in.peers.size());
+      std::uint64_t h = 1469598103934665603ull;
+      for (std::uint32_t g = 0; g < G; ++g) {
+        if (s[g] >= static_cast<std::int16_t>(G)) {
+          in.send_at[q * U + static_cast<std::uint32_t>(in.upos[s[g] - G])] = static_cast<std::int16_t>(g);
+          h = (h ^ (0x10000u + static_cast<std::uint32_t>(g) * 256u + static_cast<std::uint32_t>(s[g]))) * 1099511628211ull;
+        } else if (s[g] >= 0) {
+          if (!in.peers.push_back(Role{static_cast<std::uint16_t>(g), static_cast<std::uint16_t>(s[g]), kNoNic, kNoNic}))
+            return false;
+        }
+        if (r[g] >= static_cast<std::int16_t>(G)) {
+          in.recv_at[q * U + static_cast<std::uint32_t>(in.upos[r[g] - G])] = static_cast<std::int16_t>(g);
+          h = (h ^ (0x20000u + static_cast<std::uint32_t>(g) * 256u + static_cast<std::uint32_t>(r[g]))) * 1099511628211ull;
+        }
+      }
+      in.sig[q] = h;
+      in.by_sig[q] = q;
+    }
+    in.peer_first[M] = static_cast<std::uint32_t>(in.peers.size());
+    // Options first by their number of peer roles within one signature.
+    std::sort(in.by_sig.data(), in.by_sig.data() + M, [&](std::uint32_t x, std::uint32_t y) {
+      if (in.sig[x] != in.sig[y]) return in.sig[x] < in.sig[y];
+      const std::uint32_t px = in.peer_first[x + 1] - in.peer_first[x], py = in.peer_first[y + 1] - in.peer_first[y];
+      return px != py ? px > py : x < y;
+    });
+    const std::uint32_t stride = ti.count > kMaxCandidates ? (ti.count + kMaxCandidates - 1) / kMaxCandidates : 1;
+    for (std::uint32_t q = 0; q < M; q += stride)
+      if (!in.sample.push_back(q)) return false;
+    return true;
+  }
+
+  // The pairs of (image q, rotation rho) still uncovered, and a score that
+  // only falls as the cover grows: new pairs first, then their solo rates.
+  struct Gain {
+    std::uint32_t pairs = 0;
+    double gbps = 0.0;
+    double score() const noexcept { return pairs * 1e6 + gbps; }
+  };
+  Gain gain(const ClusterModel& m, const TypeModel& t, const Init& in, const std::uint64_t* left, std::uint32_t q,
+            std::uint32_t rho, bool commit, std::uint64_t* update) const noexcept {
+    Gain out;
+    const std::uint32_t U = in.U ? in.U : 1;
+    if (network_) {
+      for (std::uint32_t x = 0; x < in.U; ++x) {
+        const std::int16_t g = in.send_at[q * U + x];
+        const std::int16_t h = in.recv_at[q * U + (x + rho) % in.U];
+        if (g < 0 || h < 0 || !(left[g] >> h & 1u)) continue;
+        ++out.pairs;
+        out.gbps += min2(m.gn(t, static_cast<std::uint32_t>(g), in.usable[x]).gbps,
+                         m.ng(t, in.usable[(x + rho) % in.U], static_cast<std::uint32_t>(h)).gbps);
+        if (commit) update[g] &= ~bit(static_cast<std::uint32_t>(h));
+      }
+    } else {
+      for (std::uint32_t e = in.peer_first[q]; e < in.peer_first[q + 1]; ++e) {
+        const Role& r = in.peers[e];
+        if (!(left[r.g] >> r.h & 1u)) continue;
+        ++out.pairs;
+        out.gbps += m.gg(t, r.g, r.h).gbps;
+        if (commit) update[r.g] &= ~bit(r.h);
+      }
+    }
+    return out;
+  }
+
+  // The lazy greedy cover (scores only fall, so a re-scored candidate still
+  // at the top of the heap is the best).
+  bool cover(const ClusterModel& m, const TypeModel& t, const Init& in, std::uint32_t rotations) noexcept {
+    const std::uint32_t G = in.G;
+    std::uint64_t left[64];
+    const std::uint64_t all = G == 64 ? ~std::uint64_t{0} : bit(G) - 1;
+    for (std::uint32_t g = 0; g < G; ++g) left[g] = network_ ? all : all & ~bit(g);
+    std::uint64_t total = network_ ? std::uint64_t{G} * G : std::uint64_t{G} * (G - 1);
+    struct Cand {
+      double score;
+      std::uint32_t q, rho;
+    };
+    PodBuffer<Cand> heap;
+    if (!heap.reserve(in.sample.size() * rotations)) return false;
+    for (std::size_t x = 0; x < in.sample.size(); ++x)
+      for (std::uint32_t rho = 0; rho < rotations; ++rho) {
+        const Gain gn = gain(m, t, in, left, in.sample[x], rho, false, nullptr);
+        if (gn.pairs > 0) heap.push_back(Cand{gn.score(), in.sample[x], rho});
+      }
+    auto less = [](const Cand& x, const Cand& y) { return x.score < y.score || (x.score == y.score && x.q > y.q); };
+    std::make_heap(heap.data(), heap.data() + heap.size(), less);
+    std::size_t size = heap.size();
+    const std::size_t max_rounds = 4 * std::size_t{G} * G + 16;
+    while (total > 0 && size > 0 && rounds_.size() < max_rounds) {
+      std::pop_heap(heap.data(), heap.data() + size, less);
+      Cand c = heap[size - 1];
+      const Gain now = gain(m, t, in, left, c.q, c.rho, false, nullptr);
+      if (now.pairs == 0) {
+        --size;
+        continue;
+      }
+      if (size > 1 && now.score() < heap[0].score) {  // stale: back in the heap with its true score
+        heap[size - 1].score = now.score();
+        std::push_heap(heap.data(), heap.data() + size, less);
+        continue;
+      }
+      --size;
+      gain(m, t, in, left, c.q, c.rho, true, left);
+      total -= now.pairs;
+      if (!add_round(m, t, in, c.q, c.rho)) return false;
+    }
+    return true;
+  }
+
+  bool add_round(const ClusterModel& m, const TypeModel& t, const Init& in, std::uint32_t q,
+                 std::uint32_t rho) noexcept {
+    const std::uint32_t U = in.U ? in.U : 1;
+    Round rd{static_cast<std::uint32_t>(roles_.size()), 0, static_cast<std::uint32_t>(options_.size()), 0};
+    double gbps = 0.0;
+    if (network_) {
+      for (std::uint32_t x = 0; x < in.U; ++x) {
+        const std::uint32_t y = (x + rho) % in.U;
+        const std::int16_t g = in.send_at[q * U + x], h = in.recv_at[q * U + y];
+        if (g < 0 || h < 0) continue;
+        Role role{static_cast<std::uint16_t>(g), static_cast<std::uint16_t>(h), in.usable[x], in.usable[y]};
+        role.gbps = min2(m.gn(t, role.g, role.i).gbps, m.ng(t, role.j, role.h).gbps);
+        role.us_per_byte = 1.0 / (role.gbps * 1e3);
+        if (!roles_.push_back(role)) return false;
+        ++rd.net;
+        gbps += min2(role.gbps, m.min_spine_gbps());
+      }
+    }
+    // Options: the images of q's signature with exactly q's network roles.
+    const std::uint32_t* first = std::lower_bound(in.by_sig.data(), in.by_sig.data() + in.sig.size(), q,
+                                                  [&](std::uint32_t x, std::uint32_t) { return in.sig[x] < in.sig[q]; });
+    const std::uint32_t* end = in.by_sig.data() + in.sig.size();
+    for (const std::uint32_t* it = first; it != end && in.sig[*it] == in.sig[q] && rd.opts < kMaxOptions; ++it) {
+      bool same = true;
+      for (std::uint32_t x = 0; x < in.U && same; ++x)
+        same = in.send_at[*it * U + x] == in.send_at[q * U + x] && in.recv_at[*it * U + x] == in.recv_at[q * U + x];
+      if (!same) continue;
+      Option o{static_cast<std::uint32_t>(roles_.size()), 0};
+      for (std::uint32_t e = in.peer_first[*it]; e < in.peer_first[*it + 1]; ++e, ++o.count) {
+        Role role = in.peers[e];
+        role.gbps = m.gg(t, role.g, role.h).gbps;
+        role.us_per_byte = 1.0 / (role.gbps * 1e3);
+        if (!roles_.push_back(role)) return false;
+      }
+      if (!options_.push_back(o)) return false;
+      ++rd.opts;
+    }
+    if (gbps > max_round_gbps_) max_round_gbps_ = gbps;
+    return rounds_.push_back(rd);
+  }
+
+  // The flows of round r with node matching j that still have bytes, and
+  // the step's length; candidates_ counts the roles the step offers.
+  double collect(const ClusterModel& m, const RemainingDemand& rem, std::uint32_t j, std::uint32_t r,
+                 double floor_us) noexcept {
+    flows_.clear();
+    candidates_ = 0;
+    const std::uint32_t N = m.node_count();
+    const std::size_t n = m.gpu_count();
+    const std::uint64_t* R = rem.remaining();
+    const Round& rd = rounds_[r];
+    // Network flows first: they set the step's length.
+    std::size_t timed = 0;
+    double longest = 0.0;
+    if (network_) {
+      const Role* net = roles_.data() + rd.net_first;
+      const NodeMatchings::Pair* pairs = matchings_.pairs(j);
+      for (std::uint32_t y = 0, pc = matchings_.size(j); y < pc; ++y) {
+        const std::uint32_t a = pairs[y].a, b = pairs[y].b;
+        const std::uint32_t ga = m.node(a).first_gpu, gb = m.node(b).first_gpu;
+        // A crossing of the spine (leaf/spine: every NIC of a node on its leaf).
+        double spine = std::numeric_limits<double>::infinity();
+        if (spine_ && m.node_switch(a) != m.node_switch(b))
+          spine = min2(m.spine_cap(m.node_switch(a)), m.spine_cap(m.node_switch(b)));
+        candidates_ += rd.net;
+        for (std::uint32_t x = 0; x < rd.net; ++x) {
+          const Role& e = net[x];
+          const std::uint32_t g = ga + e.g, h = gb + e.h;
+          if (R[g * n + h] == 0) continue;
+          const double gbps = min2(e.gbps, spine);
+          flows_.push_back(Flow{g, h, a, b, e.i, e.j, gbps});
+          times_[timed] = static_cast<double>(R[g * n + h]) / (gbps * 1e3);
+          if (times_[timed] > longest) longest = times_[timed];
+          ++timed;
+        }
+      }
+    }
+    double tau = step_length(timed, longest, floor_us);
+    // Peer roles: per node, the option with the longest remaining pair (the
+    // pairs whose routes are slowest, through the forwarders that carry the
+    // fewest flows at once, are the ones a node runs out of time for), then
+    // with the most time left up to tau (all of it on a single node, where no
+    // network flow sets tau).
+    const std::size_t first_peer = flows_.size();
+    for (std::uint32_t a = 0; a < N; ++a) {
+      if (rem.intra_bytes_left(a) == 0) continue;
+      const std::uint32_t ga = m.node(a).first_gpu;
+      std::uint32_t best = kNone;
+      double best_max = 0.0, best_sum = 0.0;
+      for (std::uint32_t o = 0; o < rd.opts; ++o) {
+        const Option& op = options_[rd.opt_first + o];
+        double sum = 0.0, top = 0.0;
+        for (std::uint32_t e = 0; e < op.count; ++e) {
+          const Role& x = roles_[op.first + e];
+          const double tx = static_cast<double>(R[(ga + x.g) * n + ga + x.h]) * x.us_per_byte;
+          sum += network_ && tx > tau ? tau : tx;
+          if (tx > top) top = tx;
+        }
+        if (top > best_max || (top == best_max && sum > best_sum)) best_max = top, best_sum = sum, best = o;
+      }
+      if (best == kNone) continue;
+      const Option& op = options_[rd.opt_first + best];
+      candidates_ += op.count;
+      for (std::uint32_t e = 0; e < op.count; ++e) {
+        const Role& x = roles_[op.first + e];
+        const std::uint32_t g = ga + x.g, h = ga + x.h;
+        if (R[g * n + h] == 0) continue;
+        flows_.push_back(Flow{g, h, a, a, kNoNic, kNoNic, x.gbps});
+      }
+    }
+    if (!network_ || timed == 0) {  // no network flow: the peer flows set the length
+      timed = 0;
+      longest = 0.0;
+      for (std::size_t x = first_peer; x < flows_.size(); ++x) {
+        const Flow& f = flows_[x];
+        times_[timed] = static_cast<double>(R[f.g * n + f.h]) / (f.gbps * 1e3);
+        if (times_[timed] > longest) longest = times_[timed];
+        ++timed;
+      }
+      tau = step_length(timed, longest, floor_us);
+    }
+    return tau;
+  }
+
+  // The k-th longest of times_[0, count), k = ceil(count / 8), and the floor
+  // when at least that long and shorter than the longest.
+  double step_length(std::size_t count, double longest, double floor_us) noexcept {
+    if (count == 0) return 0.0;
+    const std::size_t k = StepLength::finish_count(count);
+    std::nth_element(times_.data(), times_.data() + (k - 1), times_.data() + count,
+                     [](double x, double y) { return x > y; });
+    double tau = times_[k - 1];
+    if (tau < floor_us) tau = longest < floor_us ? longest : floor_us;
+    return tau;
+  }
+
+  PlanStatus emit(const ClusterModel& m, RemainingDemand& rem, const PlanOptions& o, double tau,
+                  PodBuffer<PlanStep>& steps, PodBuffer<PlanTransfer>& transfers, double& expected_us) noexcept {
+    const std::size_t n = rem.gpu_count(), c = flows_.size();
+    const std::uint64_t* R = rem.remaining();
+    // Skipped when its ports would idle for more than 1 - kMinBusy of it.
+    double busy = 0.0;
+    for (std::size_t x = 0; x < c; ++x) {
+      const double t = static_cast<double>(R[flows_[x].g * n + flows_[x].h]) / (flows_[x].gbps * 1e3);
+      busy += t < tau ? t : tau;
+    }
+    if (busy < kMinBusy * tau * static_cast<double>(c)) return {};
+    return StepLength::append(m, rem, flows_.data(), c, tau, o, steps, transfers, expected_us);
+  }
+
+  bool ready_ = false, network_ = false, spine_ = false;
+  std::uint32_t type_ = 0;
+  double max_round_gbps_ = 0.0;  // the most network rate one node's flows of one round carry
+  PodBuffer<Round> rounds_;
+  PodBuffer<Option> options_;
+  PodBuffer<Role> roles_;
+  NodeMatchings matchings_;
+  PodBuffer<Flow> flows_;
+  PodBuffer<double> times_;
+  std::size_t candidates_ = 0;
+};
+
+}  // namespace detail
+}  // namespace v0_1
+}  // namespace vpcat
