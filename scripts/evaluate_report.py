@@ -262,7 +262,9 @@ def main():
     w("* **VarioPath**: the runtime planner (`vpcat::Planner`, docs/planner.md) on the platform's catalog, "
       "its steps run as planned, on its own routes (NIC choices included), with default options: channel "
       "steps only, each one-port and contention-free with every transfer at its route's solo rate (a shared "
-      "step, where transfers contend, only with `--allow-shared`, which the suite does not use).")
+      "step, where transfers contend, only with `--allow-shared`, which the suite does not use), the balanced "
+      "part of a demand replayed from the catalog's stored patterns and the rest searched (docs/planner.md "
+      "\"Replay\").")
     w("* **fan-out**: every transfer at once on default routes (each side's nearest NIC with GPUDirect RDMA), "
       "as Open MPI's basic linear AlltoAllv posts it.")
     w("* **NCCL**: grouped send/recv as NCCL schedules it: its p2p round order (node deltas, then local deltas, "
