@@ -116,7 +116,8 @@ class Planner {
   std::uint32_t max_route_links() const noexcept { return model_.max_route_links(); }
 
   // Rounds of the replay cycle (docs/planner.md "Replay"), built from the
-  // catalog's patterns by the first plan with PlanOptions::replay; 0 before,
+  // catalog's patterns by the first balanced demand planned with
+  // PlanOptions::replay; 0 before,
   // or when this cluster is planned by search alone. For tools and tests.
   std::uint32_t replay_rounds() const noexcept { return greedy_.replay().round_count(); }
 

@@ -98,7 +98,7 @@ class Greedy : public LocalMapping {
     const double floor_us = o.min_step_latencies * o.latency_us;
     // The balanced part first, replayed from the catalog's patterns.
     bool stopped = false;
-    if (o.replay) {
+    if (o.replay && Replay::balanced(*this)) {  // built on the first balanced demand
       if (!prepare_replay(m))
         return PlanStatus::at(PlanError::out_of_memory, "plan", "expanding the catalog's patterns for the replay");
       if (PlanStatus s = replay_.run(m, *this, o, floor_us, give_up_us, steps, transfers, expected_us, stopped);

@@ -64,8 +64,9 @@ struct PlanOptions {
   // true (default): the balanced part of the demand is replayed from the
   // catalog's stored patterns, where their cycle is short enough to pay,
   // before the search plans the rest (docs/planner.md "Replay"); the first
-  // plan with it expands the patterns (milliseconds to tens of
-  // milliseconds). false: every step is searched.
+  // balanced demand planned with it expands the patterns (milliseconds to
+  // tens of milliseconds; skewed demands never do). false: every step is
+  // searched.
   bool replay = true;
 };
 

@@ -127,6 +127,24 @@ class Replay {
     return true;
   }
 
+  // A cycle gives every GPU the same share of the steps' ports. A GPU
+  // loaded beyond the others needs its ports in every step, and a replay
+  // first would leave them idle where that GPU bounds the plan (a receiver
+  // of 10x the bytes on the 256-GPU leaf/spine platform: 1.23x the bound
+  // replayed, 1.05x searched): such a demand is searched from the start.
+  static bool balanced(const RemainingDemand& rem) noexcept {
+    const std::uint32_t n = rem.gpu_count();
+    std::uint64_t top = 0;
+    double sum = 0.0;
+    for (std::uint32_t g = 0; g < n; ++g) {
+      const std::uint64_t s = rem.send_left(g), r = rem.recv_left(g);
+      top = s > top ? s : top;
+      top = r > top ? r : top;
+      sum += static_cast<double>(s) + static_cast<double>(r);
+    }
+    return n > 0 && static_cast<double>(top) <= kMaxSkew * sum / (2.0 * n);
+  }
+
   bool ready() const noexcept { return ready_; }
   std::uint32_t round_count() const noexcept { return ready_ ? static_cast<std::uint32_t>(rounds_.size()) : 0; }
 
@@ -142,7 +160,7 @@ class Replay {
                  double give_up_us, PodBuffer<PlanStep>& steps, PodBuffer<PlanTransfer>& transfers,
                  double& expected_us, bool& stopped) noexcept {
     stopped = false;
-    if (!ready_ || !balanced(rem)) return {};
+    if (!ready_ || !balanced(rem)) return {};  // the caller checks balanced() before building
     const std::uint32_t matchings = network_ ? matchings_.count() : 1;
     for (std::uint32_t j = 0; j < matchings; ++j) {
       const std::size_t before = steps.size();
@@ -165,24 +183,6 @@ class Replay {
   }
 
  private:
-  // A cycle gives every GPU the same share of the steps' ports. A GPU
-  // loaded beyond the others needs its ports in every step, and a replay
-  // first would leave them idle where that GPU bounds the plan (a receiver
-  // of 10x the bytes on the 256-GPU leaf/spine platform: 1.23x the bound
-  // replayed, 1.05x searched): such a demand is searched from the start.
-  bool balanced(const RemainingDemand& rem) const noexcept {
-    const std::uint32_t n = rem.gpu_count();
-    std::uint64_t top = 0;
-    double sum = 0.0;
-    for (std::uint32_t g = 0; g < n; ++g) {
-      const std::uint64_t s = rem.send_left(g), r = rem.recv_left(g);
-      top = s > top ? s : top;
-      top = r > top ? r : top;
-      sum += static_cast<double>(s) + static_cast<double>(r);
-    }
-    return n > 0 && static_cast<double>(top) <= kMaxSkew * sum / (2.0 * n);
-  }
-
   struct Round {
     std::uint32_t net_first, net;  // roles_[net_first, net_first + net): network roles
     std::uint32_t opt_first, opts; // options_[opt_first, opt_first + opts)
@@ -307,7 +307,12 @@ class Replay {
     std::make_heap(heap.data(), heap.data() + heap.size(), less);
     std::size_t size = heap.size();
     const std::size_t max_rounds = 4 * std::size_t{G} * G + 16;
-    while (total > 0 && size > 0 && rounds_.size() < max_rounds) {
+    // Re-scored candidates are bounded too (a catalog is untrusted, and
+    // scores that fall by one pair at a time could re-score the heap once
+    // per round): past the budget the cover stops where it is, and the
+    // search plans the pairs it did not reach.
+    std::size_t budget = 8 * size + 64 * max_rounds;
+    while (total > 0 && size > 0 && rounds_.size() < max_rounds && budget-- > 0) {
       std::pop_heap(heap.data(), heap.data() + size, less);
       Cand c = heap[size - 1];
       const Gain now = gain(m, t, in, left, c.q, c.rho, false, nullptr);
