@@ -117,8 +117,8 @@ class Planner {
 
   // Rounds of the replay cycle (docs/planner.md "Replay"), built from the
   // catalog's patterns by the first balanced demand planned with
-  // PlanOptions::replay; 0 before,
-  // or when this cluster is planned by search alone. For tools and tests.
+  // PlanOptions::replay; 0 before, or when this cluster is planned by search
+  // alone. For tools and tests.
   std::uint32_t replay_rounds() const noexcept { return greedy_.replay().round_count(); }
 
   // Share of the node type's maximal local patterns in which local GPU g

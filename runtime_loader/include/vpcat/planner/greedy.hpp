@@ -28,7 +28,6 @@
 #include "vpcat/planner/detail/bounds.hpp"
 #include "vpcat/planner/detail/flow.hpp"
 #include "vpcat/planner/detail/local_mapping.hpp"
-#include "vpcat/planner/detail/pattern_table.hpp"
 #include "vpcat/planner/detail/replay.hpp"
 #include "vpcat/planner/detail/step_length.hpp"
 #include "vpcat/planner/plan.hpp"
@@ -57,8 +56,7 @@ class Greedy : public LocalMapping {
   // The replay cycle of `m` (built on first use); false when memory is short.
   bool prepare_replay(const ClusterModel& m) noexcept {
     if (replay_built_) return true;
-    PatternTable table;
-    if (!table.build(stored_, m) || !replay_.build(m, table) || !replay_.prepare(m)) return false;
+    if (!replay_.build(m, stored_) || !replay_.prepare(m)) return false;
     replay_built_ = true;
     return true;
   }

@@ -3,8 +3,8 @@
 // type's automorphism group, each a maximal contention-free local pattern
 // (docs/design.md §3), expanded by a breadth-first walk of each orbit under
 // the stored generators. Planner::init copies the representatives and the
-// generators (StoredPatterns: the catalog may go away); the first plan that
-// replays expands them (PatternTable). Plan time only reads the table: a
+// generators (StoredPatterns: the catalog may go away); the first balanced
+// demand the replay plans expands them, for its one node type (PatternTable). Plan time only reads the table: a
 // step's node part is a subset of one of these images, found by index, never
 // searched.
 //
@@ -128,19 +128,16 @@ class PatternTable {
     std::size_t first = 0;    // where its roles start in the table (2 x gpus per image)
     std::uint32_t count = 0;  // images
     std::uint32_t gpus = 0, nics = 0;
-    bool complete = false;  // every stored orbit expanded within kMaxImages
-    bool network = false;   // orbits ranked by network roles first
   };
 
-  // Expand the stored patterns of every node type, as `m` (built from the
-  // same catalog) sees them. False only when memory is short.
-  bool build(const StoredPatterns& sp, const ClusterModel& m) noexcept {
+  // Expand the stored patterns of node type `type`, as `m` (built from the
+  // same catalog) sees them; the other types stay empty. False only when
+  // memory is short.
+  bool build(const StoredPatterns& sp, const ClusterModel& m, std::uint32_t type) noexcept {
     types_.clear();
     roles_.clear();
     if (!types_.resize(sp.type_count())) return false;
-    for (std::uint32_t t = 0; t < sp.type_count(); ++t)
-      if (!build_type(sp, sp.type(t), m, m.type(t), types_[t])) return false;
-    return true;
+    return type >= sp.type_count() || build_type(sp, sp.type(type), m, m.type(type), types_[type]);
   }
 
   const TypeImages& type(std::uint32_t t) const noexcept { return types_[t]; }
@@ -190,7 +187,6 @@ class PatternTable {
     };
     // Representatives by the roles they use, most first.
     const bool network = m.node_count() > 1;
-    out.network = network;
     PodBuffer<std::uint32_t> order;
     PodBuffer<std::uint32_t> score;
     if (!order.resize(st.reps) || !score.resize(st.reps)) return false;
@@ -239,7 +235,6 @@ class PatternTable {
         }
       }
     }
-    out.complete = !full;
     // Keep the images the planner's model accepts as channels.
     std::uint32_t kept = 0;
     for (std::uint32_t i = 0; i < count; ++i) {

@@ -1,8 +1,9 @@
 // Replay (docs/planner.md "Replay"): the balanced part of a demand planned
 // from the catalog's stored channels, not searched.
 //
-// Built at init, for a cluster whose nodes are all of one type with a
-// pattern table (pattern_table.hpp):
+// Built once, by the first balanced demand (balanced()), for a cluster whose
+// nodes are all of one type, from that type's pattern table
+// (pattern_table.hpp):
 //
 // * a *cycle* of rounds. A round is one image Q of a stored pattern and one
 //   NIC matching mu (NIC i of a sending node to NIC mu(i) of its receiver:
@@ -39,7 +40,7 @@
 // in which one GPU sends or receives more than kMaxSkew times the mean is
 // not replayed at all (balanced()).
 //
-// Cost: init O(images x (GPUs + rotations x rounds)) with the lazy cover;
+// Cost: the build O(images x (GPUs + rotations x rounds)) with the lazy cover;
 // a plan O(steps x (nodes x options x GPUs)) with no search.
 #pragma once
 
@@ -64,8 +65,6 @@ namespace detail {
 
 class Replay {
  public:
-  // Images the cover scores (an even sample of the table beyond it).
-  static constexpr std::uint32_t kMaxCandidates = PatternTable::kMaxImages;
   // Options (images with the round's network roles) kept per round.
   static constexpr std::uint32_t kMaxOptions = 16;
   // A cycle longer than this many times the least one is not replayed.
@@ -85,20 +84,25 @@ class Replay {
     double us_per_byte = 0.0;  // 1 / (gbps x 1e3)
   };
 
-  // Build the cycle for `m` from `p`. Not ready (the search plans every
-  // step) when the cluster does not qualify; false only when memory is short.
-  bool build(const ClusterModel& m, const PatternTable& p) noexcept {
+  // Build the cycle for `m` from the stored patterns, expanding those of
+  // its node type (pattern_table.hpp) only when the cluster qualifies. Not
+  // ready (the search plans every step) when it does not; false only when
+  // memory is short.
+  bool build(const ClusterModel& m, const StoredPatterns& sp) noexcept {
     *this = Replay();
     const std::uint32_t N = m.node_count();
     if (N == 0 || m.gpu_count() < 2) return true;
-    type_ = m.node(0).type;
+    const std::uint32_t type = m.node(0).type;
     for (std::uint32_t a = 1; a < N; ++a)
-      if (m.node(a).type != type_) return true;  // one node type only
-    const TypeModel& t = m.type(type_);
-    const PatternTable::TypeImages& ti = p.type(type_);
+      if (m.node(a).type != type) return true;  // one node type only
+    const TypeModel& t = m.type(type);
     network_ = N > 1;
-    if (ti.count == 0 || t.gpus > 64 || t.nics > 64) return true;
+    if (t.gpus > 64 || t.nics > 64) return true;
     if (network_ && (!m.has_fabric() || t.usable == 0)) return true;
+    PatternTable p;
+    if (!p.build(sp, m, type)) return false;
+    const PatternTable::TypeImages& ti = p.type(type);
+    if (ti.count == 0) return true;
     Init in;
     if (!summarize(p, ti, t, in)) return false;
     // Rails join NIC k only to NIC k: the matching is the identity there.
@@ -153,14 +157,14 @@ class Replay {
     return flows_.reserve(m.gpu_count()) && times_.resize(m.gpu_count());
   }
 
-  // Append the replayed steps of the demand left in `rem`, taking their
-  // bytes off it. Stops early, `stopped` set, when the steps' expected times
+  // Append the replayed steps of the demand left in `rem` (balanced(): the
+  // caller checks it, before building), taking their bytes off it. Stops early, `stopped` set, when the steps' expected times
   // pass give_up_us or the plan reaches max_steps.
   PlanStatus run(const ClusterModel& m, RemainingDemand& rem, const PlanOptions& o, double floor_us,
                  double give_up_us, PodBuffer<PlanStep>& steps, PodBuffer<PlanTransfer>& transfers,
                  double& expected_us, bool& stopped) noexcept {
     stopped = false;
-    if (!ready_ || !balanced(rem)) return {};  // the caller checks balanced() before building
+    if (!ready_) return {};
     const std::uint32_t matchings = network_ ? matchings_.count() : 1;
     for (std::uint32_t j = 0; j < matchings; ++j) {
       const std::size_t before = steps.size();
@@ -203,7 +207,6 @@ class Replay {
     PodBuffer<Role> peers;
     PodBuffer<std::uint64_t> sig;                // [image]: network-role hash
     PodBuffer<std::uint32_t> by_sig;             // images sorted by sig
-    PodBuffer<std::uint32_t> sample;             // the images the cover scores
   };
 
   bool summarize(const PatternTable& p, const PatternTable::TypeImages& ti, const TypeModel& t,
@@ -245,9 +248,6 @@ class Replay {
       const std::uint32_t px = in.peer_first[x + 1] - in.peer_first[x], py = in.peer_first[y + 1] - in.peer_first[y];
       return px != py ? px > py : x < y;
     });
-    const std::uint32_t stride = ti.count > kMaxCandidates ? (ti.count + kMaxCandidates - 1) / kMaxCandidates : 1;
-    for (std::uint32_t q = 0; q < M; q += stride)
-      if (!in.sample.push_back(q)) return false;
     return true;
   }
 
@@ -297,11 +297,12 @@ class Replay {
       std::uint32_t q, rho;
     };
     PodBuffer<Cand> heap;
-    if (!heap.reserve(in.sample.size() * rotations)) return false;
-    for (std::size_t x = 0; x < in.sample.size(); ++x)
+    const std::uint32_t images = static_cast<std::uint32_t>(in.sig.size());
+    if (!heap.reserve(std::size_t{images} * rotations)) return false;
+    for (std::uint32_t q = 0; q < images; ++q)
       for (std::uint32_t rho = 0; rho < rotations; ++rho) {
-        const Gain gn = gain(m, t, in, left, in.sample[x], rho, false, nullptr);
-        if (gn.pairs > 0) heap.push_back(Cand{gn.score(), in.sample[x], rho});
+        const Gain gn = gain(m, t, in, left, q, rho, false, nullptr);
+        if (gn.pairs > 0) heap.push_back(Cand{gn.score(), q, rho});
       }
     auto less = [](const Cand& x, const Cand& y) { return x.score < y.score || (x.score == y.score && x.q > y.q); };
     std::make_heap(heap.data(), heap.data() + heap.size(), less);
@@ -484,7 +485,6 @@ class Replay {
   }
 
   bool ready_ = false, network_ = false, spine_ = false;
-  std::uint32_t type_ = 0;
   double max_round_gbps_ = 0.0;  // the most network rate one node's flows of one round carry
   PodBuffer<Round> rounds_;
   PodBuffer<Option> options_;
