@@ -25,20 +25,22 @@ Platform& mut(const Platform& p) { return const_cast<Platform&>(p); }
 // default) and with every step searched.
 void expect_correct(Platform& p, const Matrix& d, const vpcat::PlanOptions& o, const std::string& what,
                     const CheckOptions& c = {}) {
-  for (int way = 0; way < 4; ++way) {
-    const bool shared = way & 1, replay = (way & 2) == 0;
-    vpcat::PlanOptions with = o;
-    with.allow_shared = shared;
-    with.replay = replay;
-    CheckOptions co = c;
-    co.allow_shared = shared;
-    vpcat::Plan plan;
-    const vpcat::PlanStatus s = p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), with, plan);
-    INFO(p.name << ": " << what << (shared ? ", allow_shared" : "") << (replay ? "" : ", no replay"));
-    REQUIRE_MESSAGE(s.ok(), s.message());
-    CHECK(check_plan(p, d, plan, co) == "");
-    if (!shared)
-      for (std::size_t i = 0; i < plan.step_count(); ++i) CHECK((plan.step(i).ports == 1 && plan.step(i).shared == 0));
+  for (const bool replay : {true, false}) {
+    for (const bool shared : {false, true}) {
+      vpcat::PlanOptions with = o;
+      with.allow_shared = shared;
+      with.replay = replay;
+      CheckOptions co = c;
+      co.allow_shared = shared;
+      vpcat::Plan plan;
+      const vpcat::PlanStatus s = p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), with, plan);
+      INFO(p.name << ": " << what << (shared ? ", allow_shared" : "") << (replay ? "" : ", no replay"));
+      REQUIRE_MESSAGE(s.ok(), s.message());
+      CHECK(check_plan(p, d, plan, co) == "");
+      if (!shared)
+        for (std::size_t i = 0; i < plan.step_count(); ++i)
+          CHECK((plan.step(i).ports == 1 && plan.step(i).shared == 0));
+    }
   }
 }
 

@@ -82,7 +82,17 @@ class NodeMatchings {
       ++count;
       return true;
     };
-    std::uint32_t first_open = 0;  // matchings before it are full (every node sends)
+    // Per matching j, what closes it to a pair a -> b (from leaf la to lb):
+    auto sends_in = [&](std::uint32_t j, std::uint32_t a) { return (sends[j * words + a / 64] >> (a % 64) & 1u) != 0; };
+    auto receives_in = [&](std::uint32_t j, std::uint32_t b) {
+      return (recvs[j * words + b / 64] >> (b % 64) & 1u) != 0;
+    };
+    auto up_full = [&](std::uint32_t j, std::uint32_t la) {
+      return up[std::size_t{j} * S + la] + node_gbps > m.spine_cap(la) * (1.0 + 1e-12);
+    };
+    auto down_full = [&](std::uint32_t j, std::uint32_t lb) {
+      return down[std::size_t{j} * S + lb] + node_gbps > m.spine_cap(lb) * (1.0 + 1e-12);
+    };
     // Where first fit can start for a pair: the matchings before these are
     // closed to it for good (a node's send or receive slot, a leaf's uplink
     // or downlink, only fill up), so skipping them picks the same matching
@@ -98,18 +108,12 @@ class NodeMatchings {
         const std::uint32_t b = (a + s) % N;
         const std::uint32_t la = m.node_switch(a), lb = m.node_switch(b);
         const bool cross = la != lb;
-        std::uint32_t j = first_open;
-        if (send_from[a] > j) j = send_from[a];
-        if (recv_from[b] > j) j = recv_from[b];
+        std::uint32_t j = send_from[a] > recv_from[b] ? send_from[a] : recv_from[b];
         if (cross && up_from[la] > j) j = up_from[la];
         if (cross && down_from[lb] > j) j = down_from[lb];
         for (;; ++j) {
           if (j == count && !open()) return false;
-          if (sends[j * words + a / 64] >> (a % 64) & 1u) continue;
-          if (recvs[j * words + b / 64] >> (b % 64) & 1u) continue;
-          if (cross && (up[std::size_t{j} * S + la] + node_gbps > m.spine_cap(la) * (1.0 + 1e-12) ||
-                        down[std::size_t{j} * S + lb] + node_gbps > m.spine_cap(lb) * (1.0 + 1e-12)))
-            continue;
+          if (sends_in(j, a) || receives_in(j, b) || (cross && (up_full(j, la) || down_full(j, lb)))) continue;
           break;
         }
         sends[j * words + a / 64] |= bit(a % 64);
@@ -117,16 +121,11 @@ class NodeMatchings {
         if (cross) up[std::size_t{j} * S + la] += node_gbps, down[std::size_t{j} * S + lb] += node_gbps;
         where[p] = j;
         ++sizes[j];
-        while (first_open < count && sizes[first_open] == N) ++first_open;
-        while (send_from[a] < count && (sends[send_from[a] * words + a / 64] >> (a % 64) & 1u)) ++send_from[a];
-        while (recv_from[b] < count && (recvs[recv_from[b] * words + b / 64] >> (b % 64) & 1u)) ++recv_from[b];
+        while (send_from[a] < count && sends_in(send_from[a], a)) ++send_from[a];
+        while (recv_from[b] < count && receives_in(recv_from[b], b)) ++recv_from[b];
         if (cross) {
-          while (up_from[la] < count &&
-                 up[std::size_t{up_from[la]} * S + la] + node_gbps > m.spine_cap(la) * (1.0 + 1e-12))
-            ++up_from[la];
-          while (down_from[lb] < count &&
-                 down[std::size_t{down_from[lb]} * S + lb] + node_gbps > m.spine_cap(lb) * (1.0 + 1e-12))
-            ++down_from[lb];
+          while (up_from[la] < count && up_full(up_from[la], la)) ++up_from[la];
+          while (down_from[lb] < count && down_full(down_from[lb], lb)) ++down_from[lb];
         }
       }
     }
