@@ -72,7 +72,7 @@ class Replay {
   // A replayed step keeps its ports busy for at least this share of it.
   static constexpr double kMinBusy = 0.75;
   // Replayed only when no GPU sends or receives more than this many times
-  // the mean of its peers' bytes (sent and received).
+  // the mean bytes per GPU and direction (balanced()).
   static constexpr double kMaxSkew = 1.25;
 
   // One role pair: local GPU g sends to local GPU h, through NICs i and j
