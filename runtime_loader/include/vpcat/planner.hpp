@@ -42,6 +42,7 @@
 #include "vpcat/planner/plan.hpp"
 #include "vpcat/planner/shared_step.hpp"
 #include "vpcat/planner/status.hpp"
+#include "vpcat/subset.hpp"
 
 namespace vpcat {
 inline namespace v0_1 {
@@ -54,18 +55,55 @@ class Planner {
   Planner(const Planner&) = delete;
   Planner& operator=(const Planner&) = delete;
 
-  // Derive the planner's tables from a verified catalog.
+  // Derive the planner's tables from a verified catalog: plans cover every
+  // GPU of its cluster, in catalog order.
   PlanStatus init(const CatalogView& catalog) noexcept {
     ready_ = false;
-    scratch_ready_ = false;
-    PlanStatus s = model_.build(catalog);
-    if (!s.ok()) return s;
-    if (!greedy_.store_patterns(catalog))
-      return PlanStatus::at(PlanError::out_of_memory, "planner", "copying the catalog's patterns");
-    ready_ = true;
-    return s;
+    if (PlanStatus s = subset_.assign_all(catalog); !s.ok()) return s;
+    return init_subset(catalog);
+  }
+  // The same for the GPUs of `subset` only (subset.hpp, docs/subsets.md):
+  // demands and plans number them 0..subset.gpu_count()-1 in subset order;
+  // catalog_gpu() maps them back. No re-analysis: a partial node's patterns
+  // and symmetry are derived from its type's. The subset is copied.
+  PlanStatus init(const CatalogView& catalog, const Subset& subset) noexcept {
+    ready_ = false;
+    if (subset.empty()) return PlanStatus::at(PlanError::bad_subset, "subset", "no GPU given");
+    if (!subset_.copy_from(subset)) return PlanStatus::at(PlanError::out_of_memory, "planner", "copying the subset");
+    return init_subset(catalog);
   }
   bool ready() const noexcept { return ready_; }
+
+  // The planner's GPUs: rank r is the catalog's GPU catalog_gpu(r).
+  const Subset& subset() const noexcept { return subset_; }
+  std::uint64_t catalog_gpu(std::uint32_t rank) const noexcept {
+    return rank < gpu_count() ? subset_.catalog_gpu(rank) : ~std::uint64_t{0};
+  }
+  // The catalog node of planner node n (n < node_count()).
+  std::uint32_t catalog_node(std::uint32_t n) const noexcept { return n < node_count() ? model_.node(n).catalog_node : kNone; }
+  // Patterns of the node type that planner node n sees (n < node_count()):
+  // representatives, their orbits' total, the order of the symmetry group
+  // acting on the node's GPUs and NICs (0: the catalog type's own), and
+  // whether a partial node's derivation reached its bounds. For tools and
+  // tests.
+  struct NodePatterns {
+    std::uint32_t representatives = 0;
+    std::uint64_t patterns = 0;
+    std::uint64_t group_order = 0;
+    bool derived = false, truncated = false;
+  };
+  NodePatterns node_patterns(std::uint32_t n) const noexcept {
+    NodePatterns p;
+    if (n >= node_count()) return p;
+    const detail::StoredPatterns& sp = greedy_.stored();
+    const detail::StoredPatterns::Type& t = sp.type(model_.node(n).type);
+    p.representatives = t.reps;
+    for (std::uint32_t r = 0; r < t.reps; ++r) p.patterns += sp.orbit_size(t, r);
+    p.group_order = t.group_order;
+    p.derived = t.derived;
+    p.truncated = t.truncated;
+    return p;
+  }
 
   // Plan `demand` into `out` (cleared first).
   PlanStatus plan(const Demand& demand, const PlanOptions& options, Plan& out) noexcept {
@@ -133,6 +171,16 @@ class Planner {
 
  private:
   static constexpr double kNearBound = 1.02;
+
+  PlanStatus init_subset(const CatalogView& catalog) noexcept {
+    scratch_ready_ = false;
+    if (PlanStatus s = layout_.build(catalog, subset_); !s.ok()) return s;
+    if (!greedy_.store_patterns(catalog, layout_))
+      return PlanStatus::at(PlanError::out_of_memory, "planner", "copying the catalog's patterns");
+    if (PlanStatus s = model_.build(catalog, layout_, greedy_.stored()); !s.ok()) return s;
+    ready_ = true;
+    return {};
+  }
 
   // The plan of the loaded demand (docs/planner.md "Two plan shapes"):
   // channel steps; with allow_shared, whichever is expected shortest of the
@@ -204,6 +252,8 @@ class Planner {
     return a != b && model_.has_fabric() && t.src_nic < model_.type_of(a).nics && t.dst_nic < model_.type_of(b).nics;
   }
 
+  Subset subset_;
+  detail::SubsetLayout layout_;
   detail::ClusterModel model_;
   detail::Greedy greedy_;
   detail::SharedStep shared_;

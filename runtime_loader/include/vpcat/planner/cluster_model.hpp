@@ -37,6 +37,8 @@
 
 #include "vpcat/catalog_view.hpp"
 #include "vpcat/planner/buffer.hpp"
+#include "vpcat/planner/detail/stored_patterns.hpp"
+#include "vpcat/planner/detail/subset_layout.hpp"
 #include "vpcat/planner/plan.hpp"
 #include "vpcat/planner/status.hpp"
 
@@ -83,7 +85,8 @@ struct TypeModel {
 
 struct NodeModel {
   std::uint32_t type = 0;
-  std::uint32_t first_gpu = 0;   // global GPU index of its GPU 0
+  std::uint32_t catalog_node = 0;  // its index in the catalog (the fabric places it)
+  std::uint32_t first_gpu = 0;   // planner GPU index of its GPU 0
   std::uint32_t gpus = 0;
   std::uint32_t load_first = 0;  // its shared resources in per-call load arrays
   std::uint64_t first_component = 0, first_link = 0, first_nic = 0;
@@ -98,14 +101,17 @@ struct NicPref {
 
 class ClusterModel {
  public:
-  PlanStatus build(const CatalogView& cat) noexcept {
+  // The model of the layout's nodes (the whole catalog, or a subset's):
+  // `stored` holds the layout types' patterns (stored_patterns.hpp).
+  PlanStatus build(const CatalogView& cat, const SubsetLayout& layout, const StoredPatterns& stored) noexcept {
     *this = ClusterModel();
-    const std::uint64_t gpus = cat.gpu_count();
+    std::uint64_t gpus = 0;
+    for (std::uint32_t n = 0; n < layout.node_count(); ++n) gpus += layout.type(layout.node(n).type).gpus;
     if (gpus > kMaxPlannerGpus)
       return PlanStatus::at(PlanError::unsupported_catalog, "catalog", "%llu GPUs, the planner handles at most %llu",
                             static_cast<unsigned long long>(gpus), static_cast<unsigned long long>(kMaxPlannerGpus));
     gpus_ = static_cast<std::uint32_t>(gpus);
-    nodes_count_ = cat.node_count();
+    nodes_count_ = layout.node_count();
     if (nodes_count_ > kMaxPlannerGpus)
       return PlanStatus::at(PlanError::unsupported_catalog, "catalog", "%u nodes, the planner handles at most %llu",
                             nodes_count_, static_cast<unsigned long long>(kMaxPlannerGpus));
@@ -125,20 +131,31 @@ class ClusterModel {
     }
     min_inter_gbps_ = min_spine_gbps_;
 
-    if (!types_.assign(cat.node_type_count(), TypeModel())) return oom();
-    for (std::uint32_t t = 0; t < cat.node_type_count(); ++t)
-      if (PlanStatus s = build_type(cat.node_type(t), types_[t]); !s.ok()) return s;
+    // The types some node uses, in type order.
+    PodBuffer<std::uint8_t> used;
+    if (!types_.assign(layout.type_count(), TypeModel()) || !used.assign(layout.type_count(), 0)) return oom();
+    for (std::uint32_t n = 0; n < nodes_count_; ++n) used[layout.node(n).type] = 1;
+    for (std::uint32_t t = 0; t < layout.type_count(); ++t) {
+      if (!used[t]) continue;
+      const SubsetLayout::Type& lt = layout.type(t);
+      if (PlanStatus s = build_type(cat.node_type(lt.catalog_type), layout.held(lt), lt.gpus, stored, stored.type(t),
+                                    types_[t]);
+          !s.ok())
+        return s;
+    }
 
     if (!nodes_.resize(nodes_count_) || !gpu_node_.resize(gpus_)) return oom();
-    std::uint32_t load = 0;
+    std::uint32_t load = 0, first_gpu = 0;
     for (std::uint32_t n = 0; n < nodes_count_; ++n) {
-      const NodeRef r = cat.node(n);
+      const NodeRef r = cat.node(layout.node(n).catalog_node);
       NodeModel& m = nodes_[n];
-      m.type = r.node_type;
-      m.first_gpu = static_cast<std::uint32_t>(r.first_gpu);
-      m.gpus = types_[r.node_type].gpus;
+      m.type = layout.node(n).type;
+      m.catalog_node = r.node;
+      m.first_gpu = first_gpu;
+      m.gpus = types_[m.type].gpus;
+      first_gpu += m.gpus;
       m.load_first = load;
-      load += types_[r.node_type].shared;
+      load += types_[m.type].shared;
       m.first_component = r.first_component;
       m.first_link = r.first_link;
       m.first_nic = r.first_nic;
@@ -208,14 +225,14 @@ class ClusterModel {
   std::uint32_t node_switch(std::uint32_t node) const noexcept {
     switch (fabric_kind_) {
       case FabricKind::rail: return kNone;
-      case FabricKind::leaf_spine: return node / leaf_size_;
+      case FabricKind::leaf_spine: return nodes_[node].catalog_node / leaf_size_;
       default: return 0;
     }
   }
   std::uint32_t switch_of(std::uint32_t node, std::uint32_t nic) const noexcept {
     switch (fabric_kind_) {
       case FabricKind::rail: return nic;
-      case FabricKind::leaf_spine: return node / leaf_size_;
+      case FabricKind::leaf_spine: return nodes_[node].catalog_node / leaf_size_;
       default: return 0;
     }
   }
@@ -292,13 +309,16 @@ class ClusterModel {
  private:
   static PlanStatus oom() noexcept { return PlanStatus::at(PlanError::out_of_memory, "planner", "building the cluster model"); }
 
-  PlanStatus build_type(const NodeTypeView& nt, TypeModel& t) noexcept {
-    t.gpus = nt.gpu_count();
+  // The model of node type nt restricted to its GPUs held[0..gpus) (all of
+  // them, in local order, for a catalog type): its GPU g is nt's held[g].
+  PlanStatus build_type(const NodeTypeView& nt, const std::uint16_t* held, std::uint32_t gpus,
+                        const StoredPatterns& stored, const StoredPatterns::Type& st, TypeModel& t) noexcept {
+    t.gpus = gpus;
     t.nics = nt.nic_count();
     t.links = nt.link_count();
     t.components = nt.component_count();
     t.first_gpu_comp = nt.first_gpu();
-    t.first_nic_comp = nt.first_gpu() + t.gpus;
+    t.first_nic_comp = nt.first_gpu() + nt.gpu_count();
     if (t.nics > kMaxNicsPerNode)
       return PlanStatus::at(PlanError::unsupported_catalog, "catalog",
                             "node type %u has %u NICs, the planner handles at most %u", nt.index(), t.nics,
@@ -326,11 +346,14 @@ class ClusterModel {
     if (!leaf_caps_.resize(leaf_caps_.size() + 2 * (std::size_t{t.gpus} + t.nics))) return oom();
     double* leaf = leaf_caps_.data() + t.leaf_first;
     for (std::uint32_t k = 0; k < 2 * (t.gpus + t.nics); ++k) leaf[k] = std::numeric_limits<double>::infinity();
+    PodBuffer<std::uint32_t> index;  // local component id -> its GPU's index in the type, or kNone
+    if (!index.assign(t.components, kNone)) return oom();
+    for (std::uint32_t g = 0; g < t.gpus; ++g) index[nt.gpu(held[g])] = g;
     for (std::uint32_t l = 0; l < t.links; ++l) {
       const LinkView lv = nt.link(l);
       const std::uint32_t s = lv.src(), d = lv.dst();
-      if (s >= t.first_gpu_comp && s < t.first_gpu_comp + t.gpus) leaf[s - t.first_gpu_comp] = lv.capacity_gbps();
-      if (d >= t.first_gpu_comp && d < t.first_gpu_comp + t.gpus) leaf[t.gpus + d - t.first_gpu_comp] = lv.capacity_gbps();
+      if (index[s] != kNone) leaf[index[s]] = lv.capacity_gbps();
+      if (index[d] != kNone) leaf[t.gpus + index[d]] = lv.capacity_gbps();
       if (d >= t.first_nic_comp && d < t.first_nic_comp + t.nics) leaf[2 * t.gpus + d - t.first_nic_comp] = lv.capacity_gbps();
       if (s >= t.first_nic_comp && s < t.first_nic_comp + t.nics)
         leaf[2 * t.gpus + t.nics + s - t.first_nic_comp] = lv.capacity_gbps();
@@ -394,15 +417,15 @@ class ClusterModel {
     t.gg_first = static_cast<std::uint32_t>(routes_.size());
     for (std::uint32_t g = 0; g < t.gpus; ++g)
       for (std::uint32_t h = 0; h < t.gpus; ++h)
-        if (!add_route(nt.gpu(g), nt.gpu(h))) return oom();
+        if (!add_route(nt.gpu(held[g]), nt.gpu(held[h]))) return oom();
     t.gn_first = static_cast<std::uint32_t>(routes_.size());
     for (std::uint32_t g = 0; g < t.gpus; ++g)
       for (std::uint32_t k = 0; k < t.nics; ++k)
-        if (!add_route(nt.gpu(g), nt.nic(k))) return oom();
+        if (!add_route(nt.gpu(held[g]), nt.nic(k))) return oom();
     t.ng_first = static_cast<std::uint32_t>(routes_.size());
     for (std::uint32_t k = 0; k < t.nics; ++k)
       for (std::uint32_t h = 0; h < t.gpus; ++h)
-        if (!add_route(nt.nic(k), nt.gpu(h))) return oom();
+        if (!add_route(nt.nic(k), nt.gpu(held[h]))) return oom();
 
     // Longest route: GPU -> NIC, 2 or 4 fabric links, NIC -> GPU (the other
     // side may be of another type: bounded per type, summed generously).
@@ -426,7 +449,7 @@ class ClusterModel {
         t.usable_mask |= std::uint64_t{1} << k;
       }
     }
-    if (!compute_shares(nt, t)) return oom();
+    if (!compute_shares(stored, st, t)) return oom();
     for (std::uint32_t g = 0; g < t.gpus; ++g)
       for (std::uint32_t k = 0; k < t.nics; ++k) {
         if (!(t.usable_mask >> k & 1u)) continue;
@@ -476,13 +499,13 @@ class ClusterModel {
 
   // send_share_/recv_share_ for the type's (GPU, NIC) pairs, from the pattern
   // representatives and the pair orbits under the generators.
-  bool compute_shares(const NodeTypeView& nt, TypeModel& t) noexcept {
+  bool compute_shares(const StoredPatterns& sp, const StoredPatterns::Type& st, TypeModel& t) noexcept {
     const std::size_t base = send_share_.size();
     t.share_first = static_cast<std::uint32_t>(base);
     const std::size_t pairs = std::size_t{t.gpus} * t.nics;
     if (!send_share_.resize(base + pairs) || !recv_share_.resize(base + pairs)) return false;
     for (std::size_t i = 0; i < pairs; ++i) send_share_[base + i] = recv_share_[base + i] = 0.0;
-    if (pairs == 0 || nt.pattern_count() == 0) return true;
+    if (pairs == 0 || st.reps == 0 || st.gpus != t.gpus || st.nics != t.nics) return true;
     PodBuffer<std::uint32_t> parent, size;
     PodBuffer<double> tot_send, tot_recv;
     PodBuffer<std::uint32_t> cnt_send, cnt_recv;
@@ -494,13 +517,13 @@ class ClusterModel {
       while (parent[x] != x) x = parent[x] = parent[parent[x]];
       return x;
     };
-    for (std::uint32_t p = 0; p < nt.generator_count(); ++p) {
-      const GeneratorView gen = nt.generator(p);
-      for (std::uint32_t g = 0; g < t.gpus; ++g) {
-        const std::uint32_t g2 = gen.image(nt.gpu(g)) - t.first_gpu_comp;
+    const std::uint32_t G = t.gpus;
+    for (std::uint32_t p = 0; p < st.generators; ++p) {
+      const std::uint16_t* gen = sp.generator(st, p);
+      for (std::uint32_t g = 0; g < G; ++g) {
+        const std::uint32_t g2 = gen[g];
         for (std::uint32_t k = 0; k < t.nics; ++k) {
-          const std::uint32_t k2 = gen.image(nt.nic(k)) - t.first_nic_comp;
-          if (g2 >= t.gpus || k2 >= t.nics) continue;  // verified kind-preserving: cannot happen
+          const std::uint32_t k2 = gen[G + k];
           const std::uint32_t x = find(g * t.nics + k), y = find(g2 * t.nics + k2);
           if (x != y) parent[x < y ? y : x] = x < y ? x : y;
         }
@@ -508,26 +531,25 @@ class ClusterModel {
     }
     for (std::uint32_t i = 0; i < pairs; ++i) ++size[find(i)];
     double total = 0.0;
-    for (std::uint32_t p = 0; p < nt.pattern_count(); ++p) {
-      const PatternView pv = nt.pattern(p);
-      const double orbit = static_cast<double>(pv.orbit_size());
+    auto nic = [&](std::int16_t role) { return role >= static_cast<std::int16_t>(G); };
+    for (std::uint32_t p = 0; p < st.reps; ++p) {
+      const std::int16_t* roles = sp.rep(st, p);
+      const double orbit = static_cast<double>(sp.orbit_size(st, p));
       total += orbit;
-      for (std::uint32_t g = 0; g < t.gpus; ++g) {
-        const std::int32_t s = pv.send(g), r = pv.recv(g);
-        if (s >= kNicBase && static_cast<std::uint32_t>(s - kNicBase) < t.nics)
-          ++cnt_send[find(g * t.nics + static_cast<std::uint32_t>(s - kNicBase))];
-        if (r >= kNicBase && static_cast<std::uint32_t>(r - kNicBase) < t.nics)
-          ++cnt_recv[find(g * t.nics + static_cast<std::uint32_t>(r - kNicBase))];
+      for (std::uint32_t g = 0; g < G; ++g) {
+        const std::int16_t s = roles[g], r = roles[G + g];
+        if (nic(s)) ++cnt_send[find(g * t.nics + static_cast<std::uint32_t>(s) - G)];
+        if (nic(r)) ++cnt_recv[find(g * t.nics + static_cast<std::uint32_t>(r) - G)];
       }
-      for (std::uint32_t g = 0; g < t.gpus; ++g) {  // flush the touched orbits
-        const std::int32_t s = pv.send(g), r = pv.recv(g);
-        if (s >= kNicBase && static_cast<std::uint32_t>(s - kNicBase) < t.nics) {
-          const std::uint32_t o = find(g * t.nics + static_cast<std::uint32_t>(s - kNicBase));
+      for (std::uint32_t g = 0; g < G; ++g) {  // flush the touched orbits
+        const std::int16_t s = roles[g], r = roles[G + g];
+        if (nic(s)) {
+          const std::uint32_t o = find(g * t.nics + static_cast<std::uint32_t>(s) - G);
           tot_send[o] += orbit * cnt_send[o];
           cnt_send[o] = 0;
         }
-        if (r >= kNicBase && static_cast<std::uint32_t>(r - kNicBase) < t.nics) {
-          const std::uint32_t o = find(g * t.nics + static_cast<std::uint32_t>(r - kNicBase));
+        if (nic(r)) {
+          const std::uint32_t o = find(g * t.nics + static_cast<std::uint32_t>(r) - G);
           tot_recv[o] += orbit * cnt_recv[o];
           cnt_recv[o] = 0;
         }

@@ -46,13 +46,14 @@ class Greedy : public LocalMapping {
   // Steps between two sorts of the source nodes by outbound bytes left.
   static constexpr std::uint32_t kResortNodes = 4;
 
-  // Copy the catalog's pattern representatives and generators (at init;
-  // the replay expands them when first asked for). False when memory is
-  // short.
-  bool store_patterns(const CatalogView& cat) noexcept {
+  // Copy the catalog's pattern representatives and generators, and derive
+  // those of the layout's partial nodes (at init; the replay expands them
+  // when first asked for). False when memory is short.
+  bool store_patterns(const CatalogView& cat, const SubsetLayout& layout) noexcept {
     replay_built_ = false;
-    return stored_.copy(cat);
+    return stored_.copy(cat, layout);
   }
+  const StoredPatterns& stored() const noexcept { return stored_; }
   // The replay cycle of `m` (built on first use); false when memory is short.
   bool prepare_replay(const ClusterModel& m) noexcept {
     if (replay_built_) return true;

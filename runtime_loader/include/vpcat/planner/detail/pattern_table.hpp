@@ -3,8 +3,9 @@
 // type's automorphism group, each a maximal contention-free local pattern
 // (docs/design.md §3), expanded by a breadth-first walk of each orbit under
 // the stored generators. Planner::init copies the representatives and the
-// generators (StoredPatterns: the catalog may go away); the first balanced
-// demand the replay plans expands them, for its one node type (PatternTable). Plan time only reads the table: a
+// generators (stored_patterns.hpp: the catalog may go away); the first
+// balanced demand the replay plans expands them, for its one node type
+// (PatternTable). Plan time only reads the table: a
 // step's node part is a subset of one of these images, found by index, never
 // searched.
 //
@@ -32,91 +33,11 @@
 #include "vpcat/format.hpp"
 #include "vpcat/planner/buffer.hpp"
 #include "vpcat/planner/cluster_model.hpp"
+#include "vpcat/planner/detail/stored_patterns.hpp"
 
 namespace vpcat {
 inline namespace v0_1 {
 namespace detail {
-
-// The catalog's orbit representatives and generators, per node type, in
-// the table's compact roles; copied at init.
-class StoredPatterns {
- public:
-  struct Type {
-    std::uint32_t gpus = 0, nics = 0, reps = 0, generators = 0;
-    std::size_t rep_first = 0;  // reps x 2 gpus roles in roles()
-    std::size_t gen_first = 0;  // generators x (gpus + nics) images in perms()
-  };
-
-  // False only when memory is short.
-  bool copy(const CatalogView& cat) noexcept {
-    types_.clear();
-    roles_.clear();
-    perms_.clear();
-    if (!types_.resize(cat.node_type_count())) return false;
-    for (std::uint32_t t = 0; t < cat.node_type_count(); ++t)
-      if (!copy_type(cat.node_type(t), types_[t])) return false;
-    return true;
-  }
-  std::uint32_t type_count() const noexcept { return static_cast<std::uint32_t>(types_.size()); }
-  const Type& type(std::uint32_t t) const noexcept { return types_[t]; }
-  // Send roles of representative r (its receive roles follow them).
-  const std::int16_t* rep(const Type& t, std::uint32_t r) const noexcept {
-    return roles_.data() + t.rep_first + std::size_t{r} * 2 * t.gpus;
-  }
-  // Generator p: images of the local GPUs, then of the local NICs.
-  const std::uint16_t* generator(const Type& t, std::uint32_t p) const noexcept {
-    return perms_.data() + t.gen_first + std::size_t{p} * (t.gpus + t.nics);
-  }
-
- private:
-  bool copy_type(const NodeTypeView& nt, Type& out) noexcept {
-    out = Type();
-    out.gpus = nt.gpu_count();
-    out.nics = nt.nic_count();
-    out.rep_first = roles_.size();
-    out.gen_first = perms_.size();
-    const std::uint32_t G = out.gpus, K = out.nics;
-    if (G == 0 || G > 64 || K > 64 || nt.pattern_count() == 0) return true;
-    for (std::uint32_t p = 0; p < nt.generator_count(); ++p) {
-      const GeneratorView gen = nt.generator(p);
-      for (std::uint32_t g = 0; g < G; ++g) {
-        const std::uint32_t x = gen.image(nt.gpu(g)) - nt.first_gpu();
-        if (x >= G) return drop(out);  // not kind-preserving (a verified catalog's are): no patterns
-        if (!perms_.push_back(static_cast<std::uint16_t>(x))) return false;
-      }
-      for (std::uint32_t k = 0; k < K; ++k) {
-        const std::uint32_t x = gen.image(nt.nic(k)) - nt.nic(0);
-        if (x >= K) return drop(out);
-        if (!perms_.push_back(static_cast<std::uint16_t>(x))) return false;
-      }
-      ++out.generators;
-    }
-    auto compact = [&](std::int32_t role) -> std::int16_t {
-      if (role >= kNicBase && static_cast<std::uint32_t>(role - kNicBase) < K)
-        return static_cast<std::int16_t>(G + static_cast<std::uint32_t>(role - kNicBase));
-      if (role >= 0 && static_cast<std::uint32_t>(role) < G) return static_cast<std::int16_t>(role);
-      return -1;
-    };
-    for (std::uint32_t r = 0; r < nt.pattern_count(); ++r) {
-      const PatternView pv = nt.pattern(r);
-      for (std::uint32_t g = 0; g < G; ++g)
-        if (!roles_.push_back(compact(pv.send(g)))) return false;
-      for (std::uint32_t g = 0; g < G; ++g)
-        if (!roles_.push_back(compact(pv.recv(g)))) return false;
-      ++out.reps;
-    }
-    return true;
-  }
-  bool drop(Type& out) noexcept {
-    perms_.resize(out.gen_first);
-    out.generators = out.reps = 0;
-    return true;
-  }
-
-  PodBuffer<Type> types_;
-  PodBuffer<std::int16_t> roles_;
-  PodBuffer<std::uint16_t> perms_;
-};
 
 class PatternTable {
  public:

@@ -1,0 +1,345 @@
+// The local patterns of a partial node, derived from its type's stored ones
+// (docs/subsets.md "Restriction"): no re-analysis.
+//
+// A pattern restricted to held GPUs S (roles of other GPUs and peer roles
+// towards them dropped) is still contention-free, and every contention-free
+// pattern of the sub-machine is such a restriction of a maximal pattern of
+// the whole node (give the other GPUs nothing to do and extend it). So the
+// sub-machine's maximal patterns are the maximal elements of
+// { Q|S : Q an image of a stored representative under Aut }.
+//
+// Symmetry. The sub-machine keeps the elements of Aut that map S onto
+// itself, H = Stab_Aut(S). With t_i mapping S to S_i for every S_i in the
+// orbit of S under Aut (a breadth-first walk of that orbit, on GPU masks),
+// Schreier's lemma gives H = < t_i s t_j^-1 : S_i^s = S_j >, each sifted
+// into a stabilizer chain (perm_group.hpp) so that only generators that
+// enlarge H are kept; nothing is searched element by element.
+//
+// Orbits. For Q = P^g, g maps S_i = g^-1(S) onto S, and so does t_i^-1:
+// g = t_i^-1 then h for h = t_i then g, an element of H. So
+// Q|S = ((P|S_i)^(t_i^-1))^h: the H-orbits of the candidates
+// (P|S_i)^(t_i^-1), one per representative P and orbit point S_i, are all
+// the restricted patterns. Each candidate not yet seen is a new
+// representative; a walk of its H-orbit gives its orbit size. A
+// representative strictly contained in an image of another is not maximal
+// and is dropped (containment is H-invariant, so its whole orbit goes).
+//
+// Bounds: at most kMaxSetOrbit sets in the orbit of S and kMaxImages
+// restricted images per derived type; beyond them the result is marked
+// truncated (still contention-free patterns, possibly not all of them).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "vpcat/planner/buffer.hpp"
+#include "vpcat/planner/detail/perm_group.hpp"
+
+namespace vpcat {
+inline namespace v0_1 {
+namespace detail {
+
+// One node type's patterns in compact roles (pattern_table.hpp): per local
+// GPU g, -1, a local GPU index, or gpus + k for NIC k; send roles, then
+// receive roles. Generators: images of the GPUs, then of the NICs (as NIC
+// indexes).
+struct CompactPatterns {
+  std::uint32_t gpus = 0, nics = 0, reps = 0, generators = 0;
+  const std::int16_t* roles = nullptr;      // reps x 2 gpus
+  const std::uint64_t* orbits = nullptr;    // reps
+  const std::uint16_t* perms = nullptr;     // generators x (gpus + nics)
+};
+
+class PatternRestriction {
+ public:
+  static constexpr std::uint32_t kMaxSetOrbit = 1u << 14;
+  static constexpr std::uint32_t kMaxImages = 1u << 16;
+
+  // Restrict `in` to its GPUs held[0..m) (in that order: they become the
+  // derived type's GPUs 0..m-1). Appends the representatives' roles, their
+  // orbit sizes and the generators to the given buffers and sets the
+  // counts; false only when memory is short.
+  bool run(const CompactPatterns& in, const std::uint16_t* held, std::uint32_t m, PodBuffer<std::int16_t>& roles,
+           PodBuffer<std::uint64_t>& orbits, PodBuffer<std::uint16_t>& perms, std::uint32_t& reps,
+           std::uint32_t& generators, std::uint64_t& group_order, bool& truncated) noexcept {
+    reps = generators = 0;
+    group_order = 1;
+    truncated = false;
+    G_ = in.gpus, K_ = in.nics, m_ = m, n_ = G_ + K_;
+    held_ = held;
+    if (m == 0 || G_ > 64 || m > G_ || K_ > 64 || in.reps == 0) return true;
+    // The generators on the n = G + K points (NIC k is point G + k).
+    if (!gens_.resize(std::size_t{in.generators} * n_)) return false;
+    for (std::uint32_t p = 0; p < in.generators; ++p)
+      for (std::uint32_t x = 0; x < n_; ++x) {
+        const std::uint16_t img = in.perms[std::size_t{p} * n_ + x];
+        gens_[std::size_t{p} * n_ + x] = static_cast<std::uint16_t>(x < G_ ? img : G_ + img);
+      }
+    gen_count_ = in.generators;
+    if (!pos_.assign(G_, -1)) return false;
+    for (std::uint32_t g = 0; g < m; ++g) pos_[held[g]] = static_cast<std::int16_t>(g);
+    if (!set_orbit(held, truncated) || !stabilizer() || !candidates(in, truncated)) return false;
+    // The maximal representatives, in the order found.
+    for (std::uint32_t r = 0; r < rep_count_; ++r) {
+      if (!maximal(rep_image_[r])) continue;
+      const std::int16_t* src = image(rep_image_[r]);
+      for (std::uint32_t x = 0; x < 2 * m_; ++x)
+        if (!roles.push_back(src[x])) return false;
+      if (!orbits.push_back(rep_orbit_[r])) return false;
+      ++reps;
+    }
+    for (std::uint32_t p = 0; p < sub_.generator_count(); ++p) {
+      const std::uint16_t* gp = sub_.generator(p);
+      for (std::uint32_t x = 0; x < m_; ++x)
+        if (!perms.push_back(gp[x])) return false;
+      for (std::uint32_t k = 0; k < K_; ++k)
+        if (!perms.push_back(static_cast<std::uint16_t>(gp[m_ + k] - m_))) return false;
+      ++generators;
+    }
+    group_order = sub_.order();
+    return true;
+  }
+
+ private:
+  static constexpr std::uint32_t kEmpty = 0xFFFFFFFFu;
+
+  static std::uint64_t mix(std::uint64_t h) noexcept {
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h;
+  }
+
+  // The orbit of S under the type's generators, with t_i and t_i^-1.
+  bool set_orbit(const std::uint16_t* held, bool& truncated) noexcept {
+    masks_.clear();
+    trans_.clear();
+    std::uint64_t s = 0;
+    for (std::uint32_t g = 0; g < m_; ++g) s |= std::uint64_t{1} << held[g];
+    const std::size_t slots = 2 * std::size_t{kMaxSetOrbit};
+    if (!mask_slot_.assign(slots, kEmpty)) return false;
+    auto find = [&](std::uint64_t mask, bool& found) -> std::size_t {
+      std::size_t i = mix(mask) % slots;
+      while (mask_slot_[i] != kEmpty && masks_[mask_slot_[i]] != mask) i = (i + 1) % slots;
+      found = mask_slot_[i] != kEmpty;
+      return i;
+    };
+    bool found = false;
+    mask_slot_[find(s, found)] = 0;
+    if (!masks_.push_back(s) || !trans_.append(2 * std::size_t{n_}, 0)) return false;
+    for (std::uint32_t x = 0; x < n_; ++x) trans_[x] = trans_[n_ + x] = static_cast<std::uint16_t>(x);
+    for (std::size_t i = 0; i < masks_.size(); ++i) {
+      for (std::uint32_t p = 0; p < gen_count_; ++p) {
+        const std::uint16_t* gp = gens_.data() + std::size_t{p} * n_;
+        std::uint64_t img = 0;
+        for (std::uint64_t b = masks_[i]; b != 0; b &= b - 1) img |= std::uint64_t{1} << gp[ctz(b)];
+        const std::size_t at = find(img, found);
+        if (found) continue;
+        if (masks_.size() >= kMaxSetOrbit) {
+          truncated = true;
+          continue;
+        }
+        mask_slot_[at] = static_cast<std::uint32_t>(masks_.size());
+        if (!masks_.push_back(img) || !trans_.append(2 * std::size_t{n_}, 0)) return false;
+        std::uint16_t* t = trans_.data() + (masks_.size() - 1) * 2 * n_;
+        const std::uint16_t* ti = trans_.data() + i * 2 * n_;
+        for (std::uint32_t x = 0; x < n_; ++x) t[x] = gp[ti[x]];  // t_i then s
+        for (std::uint32_t x = 0; x < n_; ++x) t[n_ + t[x]] = static_cast<std::uint16_t>(x);
+      }
+    }
+    return true;
+  }
+  static std::uint32_t ctz(std::uint64_t b) noexcept {
+    std::uint32_t k = 0;
+    while (!(b >> k & 1u)) ++k;
+    return k;
+  }
+  const std::uint16_t* t_of(std::size_t i) const noexcept { return trans_.data() + i * 2 * n_; }
+  const std::uint16_t* t_inv(std::size_t i) const noexcept { return trans_.data() + i * 2 * n_ + n_; }
+
+  // H from the Schreier generators, then its action on the held GPUs and
+  // the NICs (sub_, on m + K points).
+  bool stabilizer() noexcept {
+    if (!group_.reset(n_) || !tmp_.resize(n_) || !sub_.reset(m_ + K_) || !subtmp_.resize(m_ + K_)) return false;
+    bool found = false;
+    const std::size_t slots = mask_slot_.size();
+    for (std::size_t i = 0; i < masks_.size(); ++i) {
+      for (std::uint32_t p = 0; p < gen_count_; ++p) {
+        const std::uint16_t* gp = gens_.data() + std::size_t{p} * n_;
+        std::uint64_t img = 0;
+        for (std::uint64_t b = masks_[i]; b != 0; b &= b - 1) img |= std::uint64_t{1} << gp[ctz(b)];
+        std::size_t at = mix(img) % slots;
+        while (mask_slot_[at] != kEmpty && masks_[mask_slot_[at]] != img) at = (at + 1) % slots;
+        found = mask_slot_[at] != kEmpty;
+        if (!found) continue;  // outside a truncated orbit
+        const std::uint16_t *ti = t_of(i), *zi = t_inv(mask_slot_[at]);
+        for (std::uint32_t x = 0; x < n_; ++x) tmp_[x] = zi[gp[ti[x]]];  // t_i then s then t_j^-1
+        if (!group_.add(tmp_.data())) return false;
+      }
+    }
+    for (std::uint32_t p = 0; p < group_.generator_count(); ++p) {
+      const std::uint16_t* h = group_.generator(p);
+      bool moves = false;
+      for (std::uint32_t g = 0; g < m_; ++g) {
+        const std::uint32_t x = static_cast<std::uint32_t>(pos_[h[held_gpu(g)]]);
+        subtmp_[g] = static_cast<std::uint16_t>(x);
+        moves |= x != g;
+      }
+      for (std::uint32_t k = 0; k < K_; ++k) {
+        subtmp_[m_ + k] = static_cast<std::uint16_t>(m_ + h[G_ + k] - G_);
+        moves |= h[G_ + k] != G_ + k;
+      }
+      if (moves && !sub_.add(subtmp_.data())) return false;
+    }
+    return true;
+  }
+  std::uint32_t held_gpu(std::uint32_t g) const noexcept { return held_[g]; }
+
+  // Every candidate (P|S_i)^(t_i^-1), and the H-orbits of the new ones.
+  bool candidates(const CompactPatterns& in, bool& truncated) noexcept {
+    const std::uint32_t W = 2 * m_;
+    images_.clear();
+    active_.clear();
+    rep_image_.clear();
+    rep_orbit_.clear();
+    rep_count_ = 0;
+    if (!img_slot_.assign(2 * std::size_t{kMaxImages}, kEmpty) || !cur_.resize(W)) return false;
+    for (std::uint32_t r = 0; r < in.reps && !truncated; ++r) {
+      const std::int16_t* P = in.roles + std::size_t{r} * 2 * G_;
+      for (std::size_t i = 0; i < masks_.size() && !truncated; ++i) {
+        const std::uint64_t si = masks_[i];
+        const std::uint16_t* tau = t_inv(i);
+        for (std::uint32_t x = 0; x < W; ++x) cur_[x] = -1;
+        bool any = false;
+        for (std::uint64_t b = si; b != 0; b &= b - 1) {
+          const std::uint32_t x = ctz(b);
+          const std::int16_t gx = pos_[tau[x]];
+          for (std::uint32_t side = 0; side < 2; ++side) {
+            const std::int16_t role = P[side * G_ + x];
+            if (role < 0) continue;
+            const std::uint32_t y = static_cast<std::uint32_t>(role);
+            std::int16_t mapped;
+            if (y < G_) {
+              if (!(si >> y & 1u)) continue;
+              mapped = pos_[tau[y]];
+            } else {
+              mapped = static_cast<std::int16_t>(m_ + tau[y] - G_);
+            }
+            cur_[side * m_ + static_cast<std::uint32_t>(gx)] = mapped;
+            any = true;
+          }
+        }
+        if (!any) continue;
+        std::uint32_t at = 0;
+        bool added = false;
+        if (!insert(at, added)) return false;
+        if (at == kEmpty) {
+          truncated = true;
+          break;
+        }
+        if (!added) continue;
+        const std::uint32_t first = at;
+        if (!orbit_walk(first, truncated)) return false;
+        if (!rep_image_.push_back(first) || !rep_orbit_.push_back(image_count() - first)) return false;
+        ++rep_count_;
+      }
+    }
+    return true;
+  }
+
+  // Breadth-first walk of the H-orbit of image `first` (the images after it).
+  bool orbit_walk(std::uint32_t first, bool& truncated) noexcept {
+    for (std::uint32_t i = first; i < image_count() && !truncated; ++i) {
+      for (std::uint32_t p = 0; p < sub_.generator_count() && !truncated; ++p) {
+        const std::uint16_t* gp = sub_.generator(p);
+        for (std::uint32_t g = 0; g < m_; ++g) {
+          const std::int16_t* src = image(i);
+          for (std::uint32_t side = 0; side < 2; ++side) {
+            const std::int16_t role = src[side * m_ + g];
+            cur_[side * m_ + gp[g]] = role < 0 ? role : static_cast<std::int16_t>(gp[static_cast<std::uint32_t>(role)]);
+          }
+        }
+        std::uint32_t at = 0;
+        bool added = false;
+        if (!insert(at, added)) return false;
+        if (at == kEmpty) truncated = true;
+      }
+    }
+    return true;
+  }
+
+  std::uint32_t image_count() const noexcept { return static_cast<std::uint32_t>(active_.size() / 2); }
+  const std::int16_t* image(std::uint32_t i) const noexcept { return images_.data() + std::size_t{i} * 2 * m_; }
+
+  // Insert cur_: at = its index (kEmpty when the table is full), added =
+  // whether it is new. False only when memory is short.
+  bool insert(std::uint32_t& at, bool& added) noexcept {
+    const std::uint32_t W = 2 * m_;
+    added = false;
+    std::uint64_t h = 1469598103934665603ull;
+    for (std::uint32_t x = 0; x < W; ++x) h = (h ^ static_cast<std::uint16_t>(cur_[x])) * 1099511628211ull;
+    const std::size_t slots = img_slot_.size();
+    for (std::size_t s = h % slots;; s = (s + 1) % slots) {
+      if (img_slot_[s] == kEmpty) {
+        if (image_count() >= kMaxImages) {
+          at = kEmpty;
+          return true;
+        }
+        at = image_count();
+        std::uint64_t send = 0, recv = 0;
+        for (std::uint32_t g = 0; g < m_; ++g) {
+          if (cur_[g] >= 0) send |= std::uint64_t{1} << g;
+          if (cur_[m_ + g] >= 0) recv |= std::uint64_t{1} << g;
+        }
+        if (!images_.append(W, 0) || !active_.push_back(send) || !active_.push_back(recv)) return false;
+        std::int16_t* dst = images_.data() + std::size_t{at} * W;
+        for (std::uint32_t x = 0; x < W; ++x) dst[x] = cur_[x];
+        img_slot_[s] = at;
+        added = true;
+        return true;
+      }
+      const std::int16_t* e = image(img_slot_[s]);
+      bool same = true;
+      for (std::uint32_t x = 0; x < W && same; ++x) same = e[x] == cur_[x];
+      if (same) {
+        at = img_slot_[s];
+        return true;
+      }
+    }
+  }
+
+  // Is image r contained in no other image?
+  bool maximal(std::uint32_t r) const noexcept {
+    const std::uint64_t rs = active_[2 * r], rr = active_[2 * r + 1];
+    const std::int16_t* R = image(r);
+    for (std::uint32_t q = 0; q < image_count(); ++q) {
+      const std::uint64_t qs = active_[2 * q], qr = active_[2 * q + 1];
+      if ((rs & ~qs) != 0 || (rr & ~qr) != 0 || (rs == qs && rr == qr)) continue;
+      const std::int16_t* Q = image(q);
+      bool within = true;
+      for (std::uint64_t b = rs; b != 0 && within; b &= b - 1) within = R[ctz(b)] == Q[ctz(b)];
+      for (std::uint64_t b = rr; b != 0 && within; b &= b - 1) within = R[m_ + ctz(b)] == Q[m_ + ctz(b)];
+      if (within) return false;
+    }
+    return true;
+  }
+
+  std::uint32_t G_ = 0, K_ = 0, m_ = 0, n_ = 0, rep_count_ = 0, gen_count_ = 0;
+  PodBuffer<std::uint16_t> gens_;        // the type's generators on the G + K points
+  const std::uint16_t* held_ = nullptr;
+  PodBuffer<std::int16_t> pos_;          // catalog-local GPU -> derived-local index, or -1
+  PodBuffer<std::uint64_t> masks_;       // the orbit of S
+  PodBuffer<std::uint32_t> mask_slot_;   // its hash table
+  PodBuffer<std::uint16_t> trans_;       // per orbit point: t_i, then t_i^-1
+  PermGroup group_, sub_;
+  PodBuffer<std::uint16_t> tmp_, subtmp_;
+  PodBuffer<std::int16_t> images_, cur_;
+  PodBuffer<std::uint64_t> active_;      // per image: send-role mask, receive-role mask
+  PodBuffer<std::uint32_t> img_slot_;
+  PodBuffer<std::uint32_t> rep_image_;
+  PodBuffer<std::uint64_t> rep_orbit_;
+};
+
+}  // namespace detail
+}  // namespace v0_1
+}  // namespace vpcat
