@@ -15,6 +15,10 @@
 // GPU, or 1), expected_ms: the plan's expected time, plan_MB: the memory
 // its steps and transfers take, and replay_rounds: the replay's cycle (0:
 // every step searched). Search/ plans the same demands with the replay off.
+// Subset/ times Planner::init(view, subset) on the 256-GPU platform
+// (docs/subsets.md: the restriction of the catalog to a job's GPUs, its
+// derived types' patterns and symmetry included) and SubsetPlan/ a uniform
+// plan over that subset.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -181,6 +185,84 @@ void BM_InitFirstPlan(benchmark::State& state, const std::string& name) {
   }
 }
 
+// Subsets of a platform: "half-nodes" (every other node, whole), "half-gpus"
+// (GPUs 0, 2, 4, 6 of every node: one derived type), "mixed" (every node a
+// different random set of 1-8 GPUs, in random order: a derived type per
+// node, the most restriction work), "one-gpu" (one random GPU per node),
+// "fragmented" (a random 3 or 5 GPUs of a random half of the nodes).
+vpcat::Subset subset_of(const Platform& p, const std::string& kind) {
+  std::mt19937_64 rng(7);
+  vpcat::Subset s;
+  const std::uint32_t N = p.view.node_count();
+  for (std::uint32_t n = 0; n < N; ++n) {
+    const std::uint32_t G = p.view.node_type(p.view.node(n).node_type).gpu_count();
+    std::vector<std::uint32_t> g(G);
+    for (std::uint32_t i = 0; i < G; ++i) g[i] = i;
+    std::shuffle(g.begin(), g.end(), rng);
+    std::uint32_t k = G;
+    if (kind == "half-nodes") {
+      if (n % 2) continue;
+      std::sort(g.begin(), g.end());
+    } else if (kind == "half-gpus") {
+      k = 0;
+      for (std::uint32_t i = 0; i < G; i += 2) g[k++] = i;
+    } else if (kind == "mixed") {
+      k = 1 + static_cast<std::uint32_t>(rng() % G);
+    } else if (kind == "one-gpu") {
+      k = 1;
+    } else if (kind == "fragmented") {
+      if (rng() % 2) continue;
+      k = rng() % 2 ? 3 : 5;
+      std::sort(g.begin(), g.begin() + k);
+    }
+    if (!s.add_node(p.view, n, g.data(), k).ok()) throw std::runtime_error("subset " + kind);
+  }
+  return s;
+}
+
+void BM_Subset(benchmark::State& state, const std::string& name, const std::string& kind) {
+  Platform& p = platform(name);
+  const vpcat::Subset s = subset_of(p, kind);
+  vpcat::Planner planner;
+  for (auto _ : state) {
+    vpcat::PlanStatus st = planner.init(p.view, s);
+    if (!st.ok()) state.SkipWithError(st.message());
+    benchmark::DoNotOptimize(st);
+  }
+  state.counters["gpus"] = s.gpu_count();
+  state.counters["nodes"] = s.node_count();
+  double derived = 0, reps = 0;
+  for (std::uint32_t n = 0; n < planner.node_count(); ++n) {
+    const vpcat::Planner::NodePatterns np = planner.node_patterns(n);
+    derived += np.derived;
+    reps += np.representatives;
+  }
+  state.counters["derived_nodes"] = derived;
+  state.counters["reps_per_node"] = reps / planner.node_count();
+}
+
+void BM_SubsetPlan(benchmark::State& state, const std::string& name, const std::string& kind) {
+  Platform& p = platform(name);
+  const vpcat::Subset s = subset_of(p, kind);
+  vpcat::Planner planner;
+  if (!planner.init(p.view, s).ok()) {
+    state.SkipWithError("init failed");
+    return;
+  }
+  const std::vector<std::uint64_t> d = demand(s.gpu_count(), "uniform");
+  vpcat::Plan plan;
+  for (auto _ : state) {
+    vpcat::PlanStatus st = planner.plan(vpcat::Demand::dense(d.data(), s.gpu_count()), {}, plan);
+    if (!st.ok()) state.SkipWithError(st.message());
+    benchmark::DoNotOptimize(st);
+  }
+  state.counters["gpus"] = s.gpu_count();
+  state.counters["steps"] = static_cast<double>(plan.step_count());
+  state.counters["expected_ms"] = plan.expected_us() / 1e3;
+}
+
+const char* const kSubsets[] = {"half-nodes", "half-gpus", "mixed", "one-gpu", "fragmented"};
+
 // The 4096-GPU platform's plans are large (16.7M transfers, 670 MB for a
 // uniform demand) and its searched ones slow: filter it in or out by name.
 const char* const kPlatforms[] = {"32gpu-4n-switch", "128gpu-16n-rail", "256gpu-32n-leafspine",
@@ -205,6 +287,14 @@ int register_all() {
       benchmark::RegisterBenchmark((std::string("Search/") + p + "/" + w).c_str(), BM_Plan, std::string(p),
                                    std::string(w), false)
           ->Unit(benchmark::kMicrosecond);
+  }
+  for (const char* k : kSubsets) {
+    benchmark::RegisterBenchmark((std::string("Subset/256gpu-32n-leafspine/") + k).c_str(), BM_Subset,
+                                 std::string("256gpu-32n-leafspine"), std::string(k))
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark((std::string("SubsetPlan/256gpu-32n-leafspine/") + k).c_str(), BM_SubsetPlan,
+                                 std::string("256gpu-32n-leafspine"), std::string(k))
+        ->Unit(benchmark::kMicrosecond);
   }
   return 0;
 }

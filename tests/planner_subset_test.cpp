@@ -265,7 +265,13 @@ void check_derivation(const Platform& p, std::uint32_t node, const std::vector<s
     total += d.sub.orbits[r];
   }
   CHECK(total == got.size());  // the representatives' orbits are disjoint
-  CHECK(d.sub.group_order == stabilizer_order(d.full, held));
+  if (held.size() < d.full.gpus) {
+    CHECK(d.sub.group_order == stabilizer_order(d.full, held));
+  } else {  // every GPU, reordered: the catalog type's own group (0)
+    CHECK(d.sub.group_order == 0);
+    CHECK(std::string(p.view.node_type(p.view.node(node).node_type).group_order()) ==
+          std::to_string(stabilizer_order(d.full, held)));
+  }
   const Analyzer a = analyzer_of(p, p.view.node(node).node_type);
   std::size_t checked = 0;
   for (const Roles& r : got) {
@@ -476,6 +482,8 @@ TEST_CASE("a demand over the wrong number of GPUs names the subset's size") {
   vpcat::Plan plan;
   const vpcat::PlanStatus st = sub.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, plan);
   CHECK(st.code() == vpcat::PlanError::demand_size);
+  CHECK(std::string(st.message()) ==
+        "demand: demand size does not match the catalog (32 GPUs, the planner's subset has 3)");
   const vpcat::Planner::NodePatterns np = sub.node_patterns(0);
   CHECK(np.derived);
   CHECK(np.representatives > 0);

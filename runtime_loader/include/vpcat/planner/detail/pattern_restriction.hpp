@@ -65,23 +65,10 @@ class PatternRestriction {
     reps = generators = 0;
     group_order = 1;
     truncated = false;
-    G_ = in.gpus, K_ = in.nics, m_ = m, n_ = G_ + K_;
-    held_ = held;
-    if (m == 0 || G_ > 64 || m > G_ || K_ > 64 || in.reps == 0) return true;
-    // The generators on the n = G + K points (NIC k is point G + k).
-    if (!gens_.resize(std::size_t{in.generators} * n_)) return false;
-    for (std::uint32_t p = 0; p < in.generators; ++p)
-      for (std::uint32_t x = 0; x < n_; ++x) {
-        const std::uint16_t img = in.perms[std::size_t{p} * n_ + x];
-        gens_[std::size_t{p} * n_ + x] = static_cast<std::uint16_t>(x < G_ ? img : G_ + img);
-      }
-    gen_count_ = in.generators;
-    if (!pos_.assign(G_, -1)) return false;
-    for (std::uint32_t g = 0; g < m; ++g) pos_[held[g]] = static_cast<std::int16_t>(g);
-    if (!set_orbit(held, truncated) || !stabilizer() || !candidates(in, truncated)) return false;
-    // The maximal representatives, in the order found.
+    if (m == 0 || in.gpus > 64 || m > in.gpus || in.nics > 64 || in.reps == 0) return true;
+    if (!start(in, held, m) || !set_orbit(held, truncated) || !stabilizer() || !candidates(in, truncated))
+      return false;
     for (std::uint32_t r = 0; r < rep_count_; ++r) {
-      if (!maximal(rep_image_[r])) continue;
       const std::int16_t* src = image(rep_image_[r]);
       for (std::uint32_t x = 0; x < 2 * m_; ++x)
         if (!roles.push_back(src[x])) return false;
@@ -100,8 +87,47 @@ class PatternRestriction {
     return true;
   }
 
+  // The canonical form of the held set under Aut: the smallest GPU mask in
+  // its orbit (*canon), and t (G + K points, NIC k at G + k) mapping that
+  // set onto the held one. Nodes whose held sets share an orbit have the
+  // same derived patterns up to t (stored_patterns.hpp relabels them).
+  // False when memory is short; *canon = 0 when the type has no patterns
+  // to restrict (or more than 64 GPUs or NICs).
+  bool canonical(const CompactPatterns& in, const std::uint16_t* held, std::uint32_t m, std::uint64_t* canon,
+                 PodBuffer<std::uint16_t>& t, bool& truncated) noexcept {
+    *canon = 0;
+    truncated = false;
+    if (m == 0 || in.gpus > 64 || m > in.gpus || in.nics > 64 || in.reps == 0) return true;
+    if (!start(in, held, m) || !set_orbit(held, truncated)) return false;
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < masks_.size(); ++i)
+      if (masks_[i] < masks_[best]) best = i;
+    *canon = masks_[best];
+    if (!t.resize(n_)) return false;
+    const std::uint16_t* inv = t_inv(best);  // t_best maps S to the canonical set: its inverse maps back
+    for (std::uint32_t x = 0; x < n_; ++x) t[x] = inv[x];
+    return true;
+  }
+
  private:
   static constexpr std::uint32_t kEmpty = 0xFFFFFFFFu;
+
+  // The type's generators on the n = G + K points (NIC k is point G + k),
+  // and the derived-local index of each held GPU.
+  bool start(const CompactPatterns& in, const std::uint16_t* held, std::uint32_t m) noexcept {
+    G_ = in.gpus, K_ = in.nics, m_ = m, n_ = G_ + K_;
+    held_ = held;
+    if (!gens_.resize(std::size_t{in.generators} * n_)) return false;
+    for (std::uint32_t p = 0; p < in.generators; ++p)
+      for (std::uint32_t x = 0; x < n_; ++x) {
+        const std::uint16_t img = in.perms[std::size_t{p} * n_ + x];
+        gens_[std::size_t{p} * n_ + x] = static_cast<std::uint16_t>(x < G_ ? img : G_ + img);
+      }
+    gen_count_ = in.generators;
+    if (!pos_.assign(G_, -1)) return false;
+    for (std::uint32_t g = 0; g < m; ++g) pos_[held[g]] = static_cast<std::int16_t>(g);
+    return true;
+  }
 
   static std::uint64_t mix(std::uint64_t h) noexcept {
     h ^= h >> 33;
@@ -195,21 +221,33 @@ class PatternRestriction {
   }
   std::uint32_t held_gpu(std::uint32_t g) const noexcept { return held_[g]; }
 
-  // Every candidate (P|S_i)^(t_i^-1), and the H-orbits of the new ones.
+  // Every candidate (P|S_i)^(t_i^-1), most roles first: one contained in
+  // an image found before it is not maximal and is dropped unexpanded; any
+  // other starts a new orbit. Exact: an image strictly containing a
+  // candidate has more roles, so its orbit's candidates came first, and it
+  // was expanded unless it too lies inside a larger image (found earlier
+  // still).
   bool candidates(const CompactPatterns& in, bool& truncated) noexcept {
     const std::uint32_t W = 2 * m_;
     images_.clear();
-    active_.clear();
+    bits_.clear();
     rep_image_.clear();
     rep_orbit_.clear();
+    cand_.clear();
     rep_count_ = 0;
+    keys_ = W * (m_ + K_);
     if (!img_slot_.assign(2 * std::size_t{kMaxImages}, kEmpty) || !cur_.resize(W)) return false;
-    for (std::uint32_t r = 0; r < in.reps && !truncated; ++r) {
+    std::size_t slots = 1024;  // a power of two above twice the candidates
+    while (slots < 2 * std::size_t{in.reps} * masks_.size()) slots *= 2;
+    if (!cand_slot_.assign(slots, kEmpty)) return false;
+    for (std::uint32_t r = 0; r < in.reps; ++r) {
       const std::int16_t* P = in.roles + std::size_t{r} * 2 * G_;
-      for (std::size_t i = 0; i < masks_.size() && !truncated; ++i) {
+      for (std::size_t i = 0; i < masks_.size(); ++i) {
         const std::uint64_t si = masks_[i];
         const std::uint16_t* tau = t_inv(i);
-        for (std::uint32_t x = 0; x < W; ++x) cur_[x] = -1;
+        const std::size_t at = cand_.size();
+        if (!cand_.append(W, -1)) return false;
+        std::int16_t* c = cand_.data() + at;
         bool any = false;
         for (std::uint64_t b = si; b != 0; b &= b - 1) {
           const std::uint32_t x = ctz(b);
@@ -225,26 +263,78 @@ class PatternRestriction {
             } else {
               mapped = static_cast<std::int16_t>(m_ + tau[y] - G_);
             }
-            cur_[side * m_ + static_cast<std::uint32_t>(gx)] = mapped;
+            c[side * m_ + static_cast<std::uint32_t>(gx)] = mapped;
             any = true;
           }
         }
-        if (!any) continue;
-        std::uint32_t at = 0;
-        bool added = false;
-        if (!insert(at, added)) return false;
-        if (at == kEmpty) {
-          truncated = true;
-          break;
-        }
-        if (!added) continue;
-        const std::uint32_t first = at;
-        if (!orbit_walk(first, truncated)) return false;
-        if (!rep_image_.push_back(first) || !rep_orbit_.push_back(image_count() - first)) return false;
-        ++rep_count_;
+        if (!any || !fresh_candidate(at)) cand_.resize(at);
       }
     }
+    // Candidates by role count, most first (a counting sort: stable).
+    const std::size_t count = cand_.size() / W;
+    if (!order_.resize(count) || !bucket_.assign(W + 2, 0)) return false;
+    auto roles_of = [&](std::size_t i) {
+      std::uint32_t k = 0;
+      for (std::uint32_t x = 0; x < W; ++x) k += cand_[i * W + x] >= 0;
+      return k;
+    };
+    for (std::size_t i = 0; i < count; ++i) ++bucket_[W - roles_of(i) + 1];
+    for (std::uint32_t k = 1; k < W + 2; ++k) bucket_[k] += bucket_[k - 1];
+    for (std::size_t i = 0; i < count; ++i) order_[bucket_[W - roles_of(i)]++] = static_cast<std::uint32_t>(i);
+    for (std::size_t o = 0; o < count && !truncated; ++o) {
+      const std::int16_t* c = cand_.data() + std::size_t{order_[o]} * W;
+      for (std::uint32_t x = 0; x < W; ++x) cur_[x] = c[x];
+      if (find() != kEmpty || contained()) continue;
+      std::uint32_t at = 0;
+      bool added = false;
+      if (!insert(at, added)) return false;
+      if (at == kEmpty) {
+        truncated = true;
+        break;
+      }
+      const std::uint32_t first = at;
+      if (!orbit_walk(first, truncated)) return false;
+      if (!rep_image_.push_back(first) || !rep_orbit_.push_back(image_count() - first)) return false;
+      ++rep_count_;
+    }
     return true;
+  }
+
+  // Is the candidate at cand_[at] the first of its roles? (Restricting
+  // different representatives to different sets often gives the same.)
+  bool fresh_candidate(std::size_t at) noexcept {
+    const std::uint32_t W = 2 * m_;
+    const std::int16_t* c = cand_.data() + at;
+    std::uint64_t h = 1469598103934665603ull;
+    for (std::uint32_t x = 0; x < W; ++x) h = (h ^ static_cast<std::uint16_t>(c[x])) * 1099511628211ull;
+    const std::size_t mask = cand_slot_.size() - 1;
+    for (std::size_t s = mix(h) & mask;; s = (s + 1) & mask) {
+      if (cand_slot_[s] == kEmpty) {
+        cand_slot_[s] = static_cast<std::uint32_t>(at / W);
+        return true;
+      }
+      const std::int16_t* e = cand_.data() + std::size_t{cand_slot_[s]} * W;
+      bool same = true;
+      for (std::uint32_t x = 0; x < W && same; ++x) same = e[x] == c[x];
+      if (same) return false;
+    }
+  }
+
+  // Is cur_ strictly inside an image? The images holding each of its roles
+  // (per 64 images, a row of bits per (slot, role)), intersected.
+  bool contained() noexcept {
+    const std::uint32_t values = m_ + K_, W = 2 * m_;
+    std::uint32_t keys[128], n = 0;
+    for (std::uint32_t slot = 0; slot < W; ++slot)
+      if (cur_[slot] >= 0) keys[n++] = slot * values + static_cast<std::uint32_t>(cur_[slot]);
+    const std::size_t words = bits_.size() / keys_;
+    for (std::size_t w = 0; w < words; ++w) {
+      const std::uint64_t* row = bits_.data() + w * keys_;
+      std::uint64_t acc = row[keys[0]];
+      for (std::uint32_t k = 1; k < n && acc != 0; ++k) acc &= row[keys[k]];
+      if (acc != 0) return true;  // cur_ itself is no image (find() said so): these are larger
+    }
+    return false;
   }
 
   // Breadth-first walk of the H-orbit of image `first` (the images after it).
@@ -268,32 +358,48 @@ class PatternRestriction {
     return true;
   }
 
-  std::uint32_t image_count() const noexcept { return static_cast<std::uint32_t>(active_.size() / 2); }
+  std::uint32_t image_count() const noexcept { return static_cast<std::uint32_t>(images_.size() / (2 * m_)); }
   const std::int16_t* image(std::uint32_t i) const noexcept { return images_.data() + std::size_t{i} * 2 * m_; }
+
+  std::uint64_t hash_cur() const noexcept {
+    std::uint64_t h = 1469598103934665603ull;
+    for (std::uint32_t x = 0; x < 2 * m_; ++x) h = (h ^ static_cast<std::uint16_t>(cur_[x])) * 1099511628211ull;
+    return mix(h);
+  }
+  // The index of the image equal to cur_, or kEmpty.
+  std::uint32_t find() const noexcept {
+    const std::uint32_t W = 2 * m_;
+    const std::size_t mask = img_slot_.size() - 1;  // a power of two
+    for (std::size_t s = hash_cur() & mask;; s = (s + 1) & mask) {
+      if (img_slot_[s] == kEmpty) return kEmpty;
+      const std::int16_t* e = image(img_slot_[s]);
+      bool same = true;
+      for (std::uint32_t x = 0; x < W && same; ++x) same = e[x] == cur_[x];
+      if (same) return img_slot_[s];
+    }
+  }
 
   // Insert cur_: at = its index (kEmpty when the table is full), added =
   // whether it is new. False only when memory is short.
   bool insert(std::uint32_t& at, bool& added) noexcept {
-    const std::uint32_t W = 2 * m_;
+    const std::uint32_t W = 2 * m_, values = m_ + K_;
     added = false;
-    std::uint64_t h = 1469598103934665603ull;
-    for (std::uint32_t x = 0; x < W; ++x) h = (h ^ static_cast<std::uint16_t>(cur_[x])) * 1099511628211ull;
-    const std::size_t slots = img_slot_.size();
-    for (std::size_t s = h % slots;; s = (s + 1) % slots) {
+    const std::size_t mask = img_slot_.size() - 1;
+    for (std::size_t s = hash_cur() & mask;; s = (s + 1) & mask) {
       if (img_slot_[s] == kEmpty) {
         if (image_count() >= kMaxImages) {
           at = kEmpty;
           return true;
         }
         at = image_count();
-        std::uint64_t send = 0, recv = 0;
-        for (std::uint32_t g = 0; g < m_; ++g) {
-          if (cur_[g] >= 0) send |= std::uint64_t{1} << g;
-          if (cur_[m_ + g] >= 0) recv |= std::uint64_t{1} << g;
-        }
-        if (!images_.append(W, 0) || !active_.push_back(send) || !active_.push_back(recv)) return false;
+        if (!images_.append(W, 0)) return false;
+        if (at % 64 == 0 && !bits_.append(keys_, 0)) return false;
         std::int16_t* dst = images_.data() + std::size_t{at} * W;
-        for (std::uint32_t x = 0; x < W; ++x) dst[x] = cur_[x];
+        std::uint64_t* row = bits_.data() + std::size_t{at / 64} * keys_;
+        for (std::uint32_t x = 0; x < W; ++x) {
+          dst[x] = cur_[x];
+          if (cur_[x] >= 0) row[x * values + static_cast<std::uint32_t>(cur_[x])] |= std::uint64_t{1} << (at % 64);
+        }
         img_slot_[s] = at;
         added = true;
         return true;
@@ -308,22 +414,6 @@ class PatternRestriction {
     }
   }
 
-  // Is image r contained in no other image?
-  bool maximal(std::uint32_t r) const noexcept {
-    const std::uint64_t rs = active_[2 * r], rr = active_[2 * r + 1];
-    const std::int16_t* R = image(r);
-    for (std::uint32_t q = 0; q < image_count(); ++q) {
-      const std::uint64_t qs = active_[2 * q], qr = active_[2 * q + 1];
-      if ((rs & ~qs) != 0 || (rr & ~qr) != 0 || (rs == qs && rr == qr)) continue;
-      const std::int16_t* Q = image(q);
-      bool within = true;
-      for (std::uint64_t b = rs; b != 0 && within; b &= b - 1) within = R[ctz(b)] == Q[ctz(b)];
-      for (std::uint64_t b = rr; b != 0 && within; b &= b - 1) within = R[m_ + ctz(b)] == Q[m_ + ctz(b)];
-      if (within) return false;
-    }
-    return true;
-  }
-
   std::uint32_t G_ = 0, K_ = 0, m_ = 0, n_ = 0, rep_count_ = 0, gen_count_ = 0;
   PodBuffer<std::uint16_t> gens_;        // the type's generators on the G + K points
   const std::uint16_t* held_ = nullptr;
@@ -334,9 +424,12 @@ class PatternRestriction {
   PermGroup group_, sub_;
   PodBuffer<std::uint16_t> tmp_, subtmp_;
   PodBuffer<std::int16_t> images_, cur_;
-  PodBuffer<std::uint64_t> active_;      // per image: send-role mask, receive-role mask
   PodBuffer<std::uint32_t> img_slot_;
   PodBuffer<std::uint32_t> rep_image_;
+  std::uint32_t keys_ = 0;               // (slot, role) pairs: 2 m x (m + K)
+  PodBuffer<std::uint64_t> bits_;        // per 64 images, per (slot, role): which of them hold it
+  PodBuffer<std::int16_t> cand_;         // the candidates, 2 m roles each
+  PodBuffer<std::uint32_t> order_, bucket_, cand_slot_;
   PodBuffer<std::uint64_t> rep_orbit_;
 };
 

@@ -36,6 +36,7 @@ class StoredPatterns {
   // memory is short.
   bool copy(const CatalogView& cat, const SubsetLayout& layout) noexcept {
     types_.clear();
+    canon_.clear();
     roles_.clear();
     orbits_.clear();
     perms_.clear();
@@ -60,6 +61,12 @@ class StoredPatterns {
   }
 
  private:
+  struct Canon {
+    std::uint32_t catalog_type = 0;
+    std::uint64_t mask = 0;  // the canonical held set
+    Type type;               // its patterns, canonical-local GPUs in increasing order
+  };
+
   bool copy_type(const NodeTypeView& nt, Type& out) noexcept {
     out = Type();
     out.gpus = nt.gpu_count();
@@ -106,34 +113,125 @@ class StoredPatterns {
     return true;
   }
 
-  // A derived type from its (already copied) catalog type.
+  // A derived type from its (already copied) catalog type: the patterns
+  // of the canonical form of its held set (computed once per catalog type
+  // and canonical set, kept in canon_), relabelled onto its own GPUs.
   bool derive(const SubsetLayout& layout, const SubsetLayout::Type& lt, PatternRestriction& restriction,
               Type& out) noexcept {
-    const Type& base = types_[lt.catalog_type];
+    const Type base = types_[lt.catalog_type];
     out = Type();
     out.gpus = lt.gpus;
     out.nics = base.nics;
     out.derived = true;
-    // Copy the base's data out first: the buffers grow below.
-    PodBuffer<std::int16_t> roles;
-    PodBuffer<std::uint64_t> orbits;
-    PodBuffer<std::uint16_t> perms;
-    const std::size_t W = 2 * std::size_t{base.gpus}, P = std::size_t{base.gpus} + base.nics;
-    if (!roles.resize(base.reps * W) || !orbits.resize(base.reps) || !perms.resize(base.generators * P)) return false;
-    for (std::size_t i = 0; i < base.reps * W; ++i) roles[i] = roles_[base.rep_first + i];
-    for (std::size_t i = 0; i < base.reps; ++i) orbits[i] = orbits_[base.orbit_first + i];
-    for (std::size_t i = 0; i < base.generators * P; ++i) perms[i] = perms_[base.gen_first + i];
     CompactPatterns in;
-    in.gpus = base.gpus, in.nics = base.nics, in.reps = base.reps, in.generators = base.generators;
-    in.roles = roles.data(), in.orbits = orbits.data(), in.perms = perms.data();
+    if (!compact(base, in)) return false;
+    std::uint64_t canon = 0;
+    PodBuffer<std::uint16_t> t;
+    bool truncated = false;
+    if (!restriction.canonical(in, layout.held(lt), lt.gpus, &canon, t, truncated)) return false;
+    if (canon == 0) return true;  // nothing to restrict
+    // The canonical set's patterns: the catalog type's own when it is every GPU.
+    const std::uint64_t all = base.gpus == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << base.gpus) - 1;
+    std::uint32_t c = 0;
+    while (c < canon_.size() && !(canon_[c].catalog_type == lt.catalog_type && canon_[c].mask == canon)) ++c;
+    if (c == canon_.size()) {
+      Canon e;
+      e.catalog_type = lt.catalog_type;
+      e.mask = canon;
+      if (canon == all) {
+        e.type = base;
+      } else {
+        std::uint16_t held[64];
+        std::uint32_t m = 0;
+        for (std::uint64_t b = canon; b != 0; b &= b - 1) held[m++] = static_cast<std::uint16_t>(ctz(b));
+        e.type = Type();
+        e.type.gpus = m;
+        e.type.nics = base.nics;
+        e.type.derived = true;
+        e.type.rep_first = roles_.size();
+        e.type.orbit_first = orbits_.size();
+        e.type.gen_first = perms_.size();
+        if (!restriction.run(in, held, m, roles_, orbits_, perms_, e.type.reps, e.type.generators,
+                             e.type.group_order, e.type.truncated))
+          return false;
+        e.type.truncated = e.type.truncated || truncated;
+      }
+      if (!canon_.push_back(e)) return false;
+    }
+    return relabel(canon_[c], t.data(), layout.held(lt), out);
+  }
+
+  // `out` from canonical entry e: canonical-local GPU i (the i-th lowest
+  // GPU of e.mask) becomes the derived-local index of catalog GPU t(that
+  // GPU); NIC k becomes t(NIC k). Roles are mapped and moved, generators
+  // conjugated.
+  bool relabel(const Canon& e, const std::uint16_t* t, const std::uint16_t* held, Type& out) noexcept {
+    const Type& src = e.type;
+    const std::uint32_t m = src.gpus, K = src.nics, G = types_[e.catalog_type].gpus;
+    std::int16_t pos[64];
+    for (std::uint32_t g = 0; g < G; ++g) pos[g] = -1;
+    for (std::uint32_t g = 0; g < m; ++g) pos[held[g]] = static_cast<std::int16_t>(g);
+    std::uint16_t gpu_map[64], nic_map[64];
+    std::uint32_t i = 0;
+    for (std::uint64_t b = e.mask; b != 0; b &= b - 1) gpu_map[i++] = static_cast<std::uint16_t>(pos[t[ctz(b)]]);
+    for (std::uint32_t k = 0; k < K; ++k) nic_map[k] = static_cast<std::uint16_t>(t[G + k] - G);
+    auto role = [&](std::int16_t r) -> std::int16_t {
+      if (r < 0) return r;
+      const std::uint32_t x = static_cast<std::uint32_t>(r);
+      return static_cast<std::int16_t>(x < m ? gpu_map[x] : m + nic_map[x - m]);
+    };
+    out.reps = src.reps;
+    out.generators = src.generators;
+    out.group_order = src.group_order;
+    out.truncated = src.truncated;
     out.rep_first = roles_.size();
     out.orbit_first = orbits_.size();
     out.gen_first = perms_.size();
-    return restriction.run(in, layout.held(lt), lt.gpus, roles_, orbits_, perms_, out.reps, out.generators,
-                           out.group_order, out.truncated);
+    if (!roles_.append(std::size_t{src.reps} * 2 * m, -1) || !orbits_.resize(orbits_.size() + src.reps) ||
+        !perms_.resize(perms_.size() + std::size_t{src.generators} * (m + K)))
+      return false;
+    for (std::uint32_t r = 0; r < src.reps; ++r) {
+      const std::int16_t* x = roles_.data() + src.rep_first + std::size_t{r} * 2 * m;
+      std::int16_t* y = roles_.data() + out.rep_first + std::size_t{r} * 2 * m;
+      for (std::uint32_t g = 0; g < m; ++g) {
+        y[gpu_map[g]] = role(x[g]);
+        y[m + gpu_map[g]] = role(x[m + g]);
+      }
+      orbits_[out.orbit_first + r] = orbits_[src.orbit_first + r];
+    }
+    for (std::uint32_t p = 0; p < src.generators; ++p) {
+      const std::uint16_t* x = perms_.data() + src.gen_first + std::size_t{p} * (m + K);
+      std::uint16_t* y = perms_.data() + out.gen_first + std::size_t{p} * (m + K);
+      for (std::uint32_t g = 0; g < m; ++g) y[gpu_map[g]] = gpu_map[x[g]];
+      for (std::uint32_t k = 0; k < K; ++k) y[m + nic_map[k]] = nic_map[x[m + k]];
+    }
+    return true;
+  }
+
+  // A copied type as the restriction reads it (pointers into this object's
+  // buffers: valid until they grow, so copied out first).
+  bool compact(const Type& base, CompactPatterns& in) noexcept {
+    const std::size_t W = 2 * std::size_t{base.gpus}, P = std::size_t{base.gpus} + base.nics;
+    if (!src_roles_.resize(base.reps * W) || !src_orbits_.resize(base.reps) || !src_perms_.resize(base.generators * P))
+      return false;
+    for (std::size_t i = 0; i < base.reps * W; ++i) src_roles_[i] = roles_[base.rep_first + i];
+    for (std::size_t i = 0; i < base.reps; ++i) src_orbits_[i] = orbits_[base.orbit_first + i];
+    for (std::size_t i = 0; i < base.generators * P; ++i) src_perms_[i] = perms_[base.gen_first + i];
+    in.gpus = base.gpus, in.nics = base.nics, in.reps = base.reps, in.generators = base.generators;
+    in.roles = src_roles_.data(), in.orbits = src_orbits_.data(), in.perms = src_perms_.data();
+    return true;
+  }
+  static std::uint32_t ctz(std::uint64_t b) noexcept {
+    std::uint32_t k = 0;
+    while (!(b >> k & 1u)) ++k;
+    return k;
   }
 
   PodBuffer<Type> types_;
+  PodBuffer<Canon> canon_;
+  PodBuffer<std::int16_t> src_roles_;
+  PodBuffer<std::uint64_t> src_orbits_;
+  PodBuffer<std::uint16_t> src_perms_;
   PodBuffer<std::int16_t> roles_;
   PodBuffer<std::uint64_t> orbits_;
   PodBuffer<std::uint16_t> perms_;
