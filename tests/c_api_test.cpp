@@ -995,6 +995,51 @@ TEST_CASE("planner: bad demands and options get the C++ status and message, and 
   CHECK(vpcat_planner_plan_sparse(c.planner, bad_entry, 1, n, &o, c.plan, &err) == VPCAT_E_INVALID_ARGUMENT);
 }
 
+TEST_CASE("planner over a subset: the C++ subset planner's plans, ranks mapped back, bad subsets named") {
+  CPlanner c;
+  vpcat::CatalogFile file;
+  REQUIRE(vpcat::CatalogFile::open(kGolden.c_str(), &file).ok());
+  const std::uint64_t gpus[] = {5, 4, 9, 10, 11, 0};
+  vpcat::Subset subset;
+  REQUIRE(subset.assign_gpus(file.view(), gpus, 6).ok());
+  vpcat::Planner cpp_planner;
+  REQUIRE(cpp_planner.init(file.view(), subset).ok());
+  vpcat_error err = poisoned();
+  vpcat_planner_destroy(c.planner);
+  c.planner = nullptr;
+  REQUIRE(vpcat_planner_create_subset(c.cat, gpus, 6, &c.planner, &err) == VPCAT_OK);
+  std::uint32_t n = 0;
+  REQUIRE(vpcat_planner_gpu_count(c.planner, &n) == VPCAT_OK);
+  REQUIRE(n == 6);
+  for (std::uint32_t r = 0; r < n; ++r) {
+    std::uint64_t g = 0;
+    REQUIRE(vpcat_planner_catalog_gpu(c.planner, r, &g) == VPCAT_OK);
+    CHECK(g == gpus[r]);
+  }
+  std::uint64_t g = 0;
+  CHECK(vpcat_planner_catalog_gpu(c.planner, 6, &g) == VPCAT_E_OUT_OF_RANGE);
+  CHECK(vpcat_planner_catalog_gpu(nullptr, 0, &g) == VPCAT_E_INVALID_ARGUMENT);
+  std::vector<std::uint64_t> demand(std::size_t{n} * n);
+  for (std::uint32_t a = 0; a < n; ++a)
+    for (std::uint32_t d = 0; d < n; ++d) demand[std::size_t{a} * n + d] = a == d ? 0 : (1u << 18) * (1 + (a + d) % 3);
+  REQUIRE(vpcat_planner_plan_dense_u64(c.planner, demand.data(), n, nullptr, c.plan, &err) == VPCAT_OK);
+  vpcat::Plan cpp;
+  REQUIRE(cpp_planner.plan(vpcat::Demand::dense(demand.data(), n), {}, cpp).ok());
+  check_same(c, cpp_planner, cpp, demand, n);
+
+  vpcat_planner* p = nullptr;
+  const std::uint64_t split[] = {4, 9, 5};
+  CHECK(vpcat_planner_create_subset(c.cat, split, 3, &p, &err) == VPCAT_E_BAD_SUBSET);
+  CHECK(std::string(err.message) ==
+        "subset: subset does not fit the catalog (node 1 is listed twice (give its GPUs together))");
+  const std::uint64_t beyond[] = {16};
+  CHECK(vpcat_planner_create_subset(c.cat, beyond, 1, &p, &err) == VPCAT_E_BAD_SUBSET);
+  CHECK(vpcat_planner_create_subset(c.cat, gpus, 0, &p, &err) == VPCAT_E_BAD_SUBSET);
+  CHECK(vpcat_planner_create_subset(c.cat, nullptr, 2, &p, &err) == VPCAT_E_INVALID_ARGUMENT);
+  CHECK(vpcat_planner_create_subset(nullptr, gpus, 2, &p, &err) == VPCAT_E_INVALID_ARGUMENT);
+  CHECK(p == nullptr);
+}
+
 TEST_CASE("planner and plan handles: creation, queries and bad arguments") {
   CPlanner c;
   vpcat_planner* p = nullptr;

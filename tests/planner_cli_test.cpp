@@ -140,6 +140,48 @@ TEST_CASE("vp-plan: channel steps by default, a shared step only with --allow-sh
   CHECK(both.exit_code == 1);
 }
 
+TEST_CASE("vp-plan --gpus / --nodes: a subset's plan, with gpu_map, delivering the demand in ranks") {
+  Files f;
+  const std::uint32_t n = 7;  // gpu02's GPUs 4-7, then gpu04's 0, 2 and its bus id of GPU 1
+  const Matrix d = random_dense(n, 1 << 20, 0.1, 5);
+  const Platform& p = platform("4n-switch");
+  const std::string bus(p.view.node_type(0).component(p.view.node_type(0).gpu(1)).pci_bus_id());
+  RunResult r = f.plan(dense_json(d, n), "--json --gpus 'gpu02:4-7,gpu04:0,gpu04:2,gpu04:" + bus + "'");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const nlohmann::json plan = nlohmann::json::parse(r.out);
+  CHECK(plan["gpus"] == n);
+  CHECK(plan["gpu_map"] == nlohmann::json::array({12, 13, 14, 15, 24, 26, 25}));
+  Matrix got(d.size(), 0);
+  for (const auto& step : plan["steps"])
+    for (const auto& t : step["transfers"])
+      got[t["origin"].get<std::size_t>() * n + t["final"].get<std::size_t>()] += t["bytes"].get<std::uint64_t>();
+  for (std::uint32_t i = 0; i < n; ++i) got[std::size_t{i} * n + i] = d[std::size_t{i} * n + i];
+  CHECK(got == d);
+
+  r = f.plan(dense_json(uniform(16, 1024), 16), "--nodes 'gpu[03-04]'");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("16 GPUs (catalog GPUs 16-31), ") == 0);
+
+  r = f.plan(dense_json(uniform(16, 1024), 16), "--gpus 0-3");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("demand size does not match the catalog (16 GPUs, the planner's subset has 4)") != std::string::npos);
+  for (const auto& [more, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--gpus 0-3,9,2", "vp-plan: error: --gpus '0-3,9,2': subset: subset does not fit the catalog (node 0 is "
+                              "listed twice (give its GPUs together))\n"},
+           {"--gpus 40", "vp-plan: error: --gpus '40': GPU 40, the catalog has 32\n"},
+           {"--gpus gpu09:0", "vp-plan: error: --gpus 'gpu09:0': the catalog has no node named 'gpu09'\n"},
+           {"--gpus gpu01:8", "vp-plan: error: --gpus 'gpu01:8': local GPU 8, the node has 8\n"},
+           {"--gpus gpu01:x", "vp-plan: error: --gpus 'gpu01:x': not NODE:A, NODE:A-B, NODE:* or NODE:BUS-ID\n"},
+           {"--gpus 3-1", "vp-plan: error: --gpus '3-1': not a GPU index or range (A or A-B)\n"},
+           {"--nodes 'gpu[01-02' ", ""}}) {
+    INFO(more);
+    r = f.plan(dense_json(uniform(4, 1024), 4), more);
+    CHECK(r.exit_code == 1);
+    if (!message.empty()) CHECK(r.err == message);
+    CHECK(r.out.empty());
+  }
+}
+
 TEST_CASE("vp-plan: bad demand files") {
   Files f;
   const std::string D = "vp-plan: error: " + f.demand_path();

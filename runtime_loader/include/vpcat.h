@@ -498,14 +498,28 @@ VPCAT_API vpcat_plan_options vpcat_plan_options_default(void);
 VPCAT_API vpcat_status vpcat_planner_create(const vpcat_catalog* cat, vpcat_planner** out, vpcat_error* err);
 VPCAT_API void vpcat_planner_destroy(vpcat_planner* planner);
 
-/* The GPU count every demand must have (the catalog's). */
+/* A planner over a job's GPUs only (docs/subsets.md): the catalog GPUs
+ * gpus[0..count), catalog-wide indexes, which become the planner's GPUs
+ * 0..count-1 ("ranks") in that order; a node's GPUs must be consecutive in
+ * the list. Demands then have `count` GPUs and transfers name ranks;
+ * vpcat_planner_catalog_gpu() maps a rank back. No re-analysis: the patterns
+ * and symmetry of a partial node are derived from its type's. Errors as
+ * vpcat_planner_create(), and VPCAT_E_BAD_SUBSET (a GPU the catalog lacks,
+ * one listed twice, a node's GPUs not together, count 0), naming the entry. */
+VPCAT_API vpcat_status vpcat_planner_create_subset(const vpcat_catalog* cat, const uint64_t* gpus, size_t count,
+                                                   vpcat_planner** out, vpcat_error* err);
+/* The catalog-wide GPU index of the planner's GPU `rank` (the identity for a
+ * planner of the whole catalog). VPCAT_E_OUT_OF_RANGE for rank >= gpu count. */
+VPCAT_API vpcat_status vpcat_planner_catalog_gpu(const vpcat_planner* planner, uint32_t rank, uint64_t* out);
+
+/* The GPU count every demand must have (the catalog's, or the subset's). */
 VPCAT_API vpcat_status vpcat_planner_gpu_count(const vpcat_planner* planner, uint32_t* out);
 /* An upper bound on the links of any transfer's route (to size buffers). */
 VPCAT_API vpcat_status vpcat_planner_max_route_links(const vpcat_planner* planner, uint32_t* out);
 
 /* Plan a demand into `plan` (emptied first; left empty on failure).
- * Demands are bytes from GPU s to GPU d, global GPU indexes; `gpus` must be
- * the catalog's GPU count. Diagonal bytes never move. `options` may be NULL
+ * Demands are bytes from GPU s to GPU d, global GPU indexes (ranks for a
+ * subset's planner); `gpus` must be vpcat_planner_gpu_count(). Diagonal bytes never move. `options` may be NULL
  * (defaults). Errors: VPCAT_E_EMPTY_DEMAND, VPCAT_E_DEMAND_SIZE,
  * VPCAT_E_BAD_DEMAND_VALUE, VPCAT_E_BAD_DEMAND_ENTRY, VPCAT_E_DEMAND_OVERFLOW,
  * VPCAT_E_UNROUTABLE, VPCAT_E_BAD_OPTIONS, VPCAT_E_STEP_LIMIT,

@@ -769,6 +769,32 @@ vpcat_status vpcat_planner_create(const vpcat_catalog* cat, vpcat_planner** out,
   return VPCAT_OK;
 }
 
+vpcat_status vpcat_planner_create_subset(const vpcat_catalog* cat, const std::uint64_t* gpus, std::size_t count,
+                                         vpcat_planner** out, vpcat_error* err) {
+  static const char where[] = "vpcat_planner_create_subset";
+  if (cat == nullptr) return fail(err, VPCAT_E_INVALID_ARGUMENT, where, "catalog is NULL");
+  if (out == nullptr) return fail(err, VPCAT_E_INVALID_ARGUMENT, where, "out is NULL");
+  if (gpus == nullptr && count != 0) return fail(err, VPCAT_E_INVALID_ARGUMENT, where, "gpus is NULL");
+  vpcat::Subset subset;
+  if (const vpcat::PlanStatus s = subset.assign_gpus(cat->view, gpus, count); !s.ok()) return from(s, err);
+  auto* p = new (std::nothrow) vpcat_planner;
+  if (p == nullptr) return fail(err, VPCAT_E_OUT_OF_MEMORY, where, "the planner handle");
+  const vpcat::PlanStatus s = p->planner.init(cat->view, subset);
+  if (!s.ok()) {
+    delete p;
+    return from(s, err);
+  }
+  *out = p;
+  return VPCAT_OK;
+}
+
+vpcat_status vpcat_planner_catalog_gpu(const vpcat_planner* planner, std::uint32_t rank, std::uint64_t* out) {
+  if (planner == nullptr || out == nullptr) return VPCAT_E_INVALID_ARGUMENT;
+  if (rank >= planner->planner.gpu_count()) return VPCAT_E_OUT_OF_RANGE;
+  *out = planner->planner.catalog_gpu(rank);
+  return VPCAT_OK;
+}
+
 void vpcat_planner_destroy(vpcat_planner* planner) { delete planner; }
 
 vpcat_status vpcat_planner_gpu_count(const vpcat_planner* planner, std::uint32_t* out) {

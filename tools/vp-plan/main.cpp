@@ -3,6 +3,7 @@
 //
 //   vp-plan --catalog cluster.vpcat --demand D.json --json
 //   vp-plan --catalog cluster.vpcat --demand D.json --svg plan.svg
+//   vp-plan --catalog cluster.vpcat --gpus gpu003:0-3,gpu007:* --demand D12.json --json
 //
 // Exit codes (vp::ExitCode, vp::cli::run_main): 0 ok, 1 usage, 2 unreadable
 // or malformed input (catalog file, demand file, a demand the planner
@@ -23,13 +24,14 @@
 #include "vp/cli/catalog_file.hpp"
 #include "vp/cli/demand_file.hpp"
 #include "vp/cli/run_main.hpp"
+#include "vp/cli/subset_arg.hpp"
 #include "vpcat/mapped_file.hpp"
 #include "vpcat/planner.hpp"
 
 namespace {
 
 struct Options {
-  std::string catalog, demand, svg;
+  std::string catalog, demand, svg, gpus, nodes;
   bool json = false;
   unsigned repeat = 1;
   vpcat::PlanOptions plan;
@@ -37,15 +39,19 @@ struct Options {
 
 // The plan as a Gantt chart (docs/pictures.md): route classes from the path
 // types of the catalog's topology.
-void write_plan_svg(const Options& o, const vpcat::CatalogFile& file, const vpcat::Plan& plan) {
+void write_plan_svg(const Options& o, const vpcat::CatalogFile& file, const vpcat::Planner& planner,
+                    const vpcat::Plan& plan) {
   const vp::Topology t = vp::sim::catalog_topology(vp::catalog::to_catalog(file.view()), o.catalog);
   std::vector<std::string> labels;
-  for (std::size_t g = 0; g < t.gpus.size(); ++g)
+  for (std::uint32_t r = 0; r < planner.gpu_count(); ++r) {
+    const std::uint64_t g = planner.catalog_gpu(r);
     labels.push_back(t.nodes.size() > 1 ? t.display_name(t.gpus[g]) : fmt::format("GPU{}", g));
+  }
   auto route_of = [&](const vpcat::PlanTransfer& x) {
-    if (x.src_nic != vpcat::kNoNic || x.src >= t.gpus.size() || x.dst >= t.gpus.size())
+    if (x.src_nic != vpcat::kNoNic || x.src >= planner.gpu_count() || x.dst >= planner.gpu_count())
       return vp::render::RouteClass::network;
-    return vp::render::route_class(vp::path_type(t, t.gpus[x.src], t.gpus[x.dst]));
+    return vp::render::route_class(
+        vp::path_type(t, t.gpus[planner.catalog_gpu(x.src)], t.gpus[planner.catalog_gpu(x.dst)]));
   };
   const std::string svg = vp::render::plan_svg(plan, o.plan.latency_us, labels, route_of,
                                                fmt::format("vp-plan: {} on {}", o.demand, o.catalog));
@@ -57,7 +63,11 @@ int run(const Options& o) {
   vpcat::CatalogFile file;
   vp::cli::open_catalog_file(o.catalog, file);
   vpcat::Planner planner;
-  if (vpcat::PlanStatus s = planner.init(file.view()); !s.ok()) throw vp::InputError(o.catalog, 0, s.message());
+  const bool subset = !o.gpus.empty() || !o.nodes.empty();
+  vpcat::Subset job;
+  if (subset) vp::cli::parse_subset(file.view(), o.gpus, o.nodes, job);
+  if (vpcat::PlanStatus s = subset ? planner.init(file.view(), job) : planner.init(file.view()); !s.ok())
+    throw vp::InputError(o.catalog, 0, s.message());
   const vp::cli::DemandFile demand = vp::cli::read_demand_file(o.demand);
   vpcat::Plan plan;
   double best_us = 0;
@@ -71,20 +81,21 @@ int run(const Options& o) {
     }
     if (r == 0 || us < best_us) best_us = us;
   }
-  if (!o.svg.empty()) write_plan_svg(o, file, plan);
+  if (!o.svg.empty()) write_plan_svg(o, file, planner, plan);
   if (o.json) {
     vp::plan_cli::PlanReport report;
     report.planning_us = best_us;
     report.options = o.plan;
+    report.gpu_map = subset;
     const std::string text = vp::plan_cli::plan_json(planner, plan, report);
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else {
     std::size_t shared = 0;
     for (std::size_t i = 0; i < plan.step_count(); ++i) shared += plan.step(i).shared != 0;
     fmt::print(o.svg == "-" ? stderr : stdout,
-               "{} GPUs, {} steps ({} shared), {} transfers, {} bytes; expected {:.1f} us; planned in {:.1f} us\n",
-               plan.gpus(), plan.step_count(), shared, plan.transfer_count(), plan.total_bytes(), plan.expected_us(),
-               best_us);
+               "{} GPUs{}, {} steps ({} shared), {} transfers, {} bytes; expected {:.1f} us; planned in {:.1f} us\n",
+               plan.gpus(), subset ? fmt::format(" (catalog GPUs {})", vp::cli::subset_gpu_list(job)) : "",
+               plan.step_count(), shared, plan.transfer_count(), plan.total_bytes(), plan.expected_us(), best_us);
   }
   return 0;
 }
@@ -99,6 +110,15 @@ int main(int argc, char** argv) {
                  "Demand file: {\"gpus\": n, \"bytes\": [[...], ...]} (row = source) or "
                  "{\"gpus\": n, \"entries\": [[src, dst, bytes], ...]}")
       ->required();
+  CLI::Option* gpus = app.add_option(
+      "--gpus", o.gpus,
+      "Plan over these GPUs only (a job's subset, docs/subsets.md): catalog GPU indexes and ranges (0-7,16), or "
+      "NODE:A-B, NODE:* and NODE:BUS-ID per node name; ranks in the order given, a node's GPUs together. The demand "
+      "then has the subset's size and the JSON plan a gpu_map")
+      ->type_name("LIST");
+  app.add_option("--nodes", o.nodes, "Plan over these whole nodes only, by hostlist (gpu[003-006]); as --gpus")
+      ->type_name("HOSTLIST")
+      ->excludes(gpus);
   app.add_flag("--json", o.json, "Print the whole plan as JSON (schemas/plan.schema.json)");
   app.add_option("--svg", o.svg,
                  "Also draw the plan as a Gantt chart, SVG, to FILE (\"-\": standard output, the summary then goes "

@@ -115,6 +115,9 @@ class Planner {
         return PlanStatus::at(PlanError::out_of_memory, "planner", "sizing the scratch for %u GPUs", gpu_count());
       scratch_ready_ = true;
     }
+    if (!whole_ && demand.shape() != Demand::Shape::none && demand.gpus() != 0 && demand.gpus() != gpu_count())
+      return PlanStatus::at(PlanError::demand_size, "demand", "%llu GPUs, the planner's subset has %u",
+                            static_cast<unsigned long long>(demand.gpus()), gpu_count());
     if (PlanStatus s = greedy_.load(model_, demand); !s.ok()) return s;
     if (PlanStatus s = build(demand, options, out); !s.ok()) {
       out.clear();
@@ -178,6 +181,7 @@ class Planner {
     if (!greedy_.store_patterns(catalog, layout_))
       return PlanStatus::at(PlanError::out_of_memory, "planner", "copying the catalog's patterns");
     if (PlanStatus s = model_.build(catalog, layout_, greedy_.stored()); !s.ok()) return s;
+    whole_ = subset_.is_whole(catalog);
     ready_ = true;
     return {};
   }
@@ -259,6 +263,7 @@ class Planner {
   detail::SharedStep shared_;
   bool ready_ = false;
   bool scratch_ready_ = false;
+  bool whole_ = true;  // the subset is the whole catalog, in catalog order
 };
 
 }  // namespace v0_1
