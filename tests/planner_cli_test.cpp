@@ -22,6 +22,7 @@ namespace {
 
 const std::string kBin = VP_PLAN_BIN;
 const std::string kAnalyze = VP_ANALYZE_BIN;
+const std::string kCatalogBin = VP_CATALOG_BIN;
 
 // The 4-node catalog (built in process) in a temporary folder.
 struct Files {
@@ -180,6 +181,50 @@ TEST_CASE("vp-plan --gpus / --nodes: a subset's plan, with gpu_map, delivering t
     if (!message.empty()) CHECK(r.err == message);
     CHECK(r.out.empty());
   }
+}
+
+TEST_CASE("vp-catalog score: a placement's bound and planned time; candidates ranked, the bound below every plan") {
+  Files f;
+  auto score = [&](const std::string& args) {
+    return vp::test::run(vp::test::shell_quote(kCatalogBin) + " score " + vp::test::shell_quote(f.catalog) + " " + args);
+  };
+  RunResult r = score("--gpus gpu02:0-3 --workload uniform");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("   1  ") != std::string::npos);
+  CHECK(r.out.find("gpu02:0-3 (") != std::string::npos);
+
+  const std::string cand = f.dir.write("C.txt",
+                                       "# three placements of 8 GPUs\n"
+                                       "gpu01:*\n"
+                                       "gpu01:0-3,gpu02:0-3   # two half nodes\n"
+                                       "0-1,8-9,16-17,24-25\n");
+  r = score("--candidates " + vp::test::shell_quote(cand) + " --workload moe:zipf=1.2 --json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK(j["format"] == "vp-catalog-score");
+  REQUIRE(j["placements"].size() == 3);
+  double last = 0;
+  for (const auto& p : j["placements"]) {
+    CHECK(p["gpus"] == 8);
+    CHECK(p["bound_us"].get<double>() > 0);
+    CHECK(p["bound_us"].get<double>() <= p["planned_us"].get<double>() * (1 + 1e-9));  // a true bound
+    CHECK(p["planned_us"].get<double>() >= last);
+    last = p["planned_us"].get<double>();
+  }
+  // The scattered placement (one or two GPUs per node) is not the whole node's.
+  CHECK(j["placements"][0]["catalog_gpus"] != j["placements"][1]["catalog_gpus"]);
+
+  const std::string d = f.dir.write("D4.json", dense_json(uniform(4, 1 << 20), 4));
+  r = score("--gpus 0-3 --demand " + vp::test::shell_quote(d));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  r = score("--gpus 0-4 --demand " + vp::test::shell_quote(d));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("the demand has 4 GPUs, the placement 5") != std::string::npos);
+  r = score("--gpus 0-3");
+  CHECK(r.exit_code == 1);
+  CHECK(r.err == "vp-catalog: error: give the demand as --demand FILE or --workload SPEC\n");
+  r = score("--workload uniform");
+  CHECK(r.exit_code == 1);
 }
 
 TEST_CASE("vp-plan: bad demand files") {

@@ -30,9 +30,13 @@ std::vector<std::uint64_t> planner_demand(const Demand& demand) {
 }
 
 Schedule plan_schedule(const Topology& t, const vpcat::Planner& planner, const vpcat::Plan& plan) {
-  if (plan.gpus() != 0 && plan.gpus() != t.gpus.size())
+  if (plan.gpus() != 0 && plan.gpus() != planner.gpu_count())
     throw std::invalid_argument(
-        fmt::format("plan_schedule: the plan has {} GPUs, the topology {}", plan.gpus(), t.gpus.size()));
+        fmt::format("plan_schedule: the plan has {} GPUs, the planner {}", plan.gpus(), planner.gpu_count()));
+  // A subset's planner names ranks: the topology's GPU of each is catalog_gpu(rank).
+  auto gpu = [&](std::uint32_t rank) -> std::uint64_t {
+    return rank < planner.gpu_count() ? planner.catalog_gpu(rank) : ~std::uint64_t{0};
+  };
   std::vector<std::uint64_t> ids(std::max<std::uint32_t>(planner.max_route_links(), 1));
   std::vector<std::uint64_t> fwd(64);
   Schedule out;
@@ -44,13 +48,14 @@ Schedule plan_schedule(const Topology& t, const vpcat::Planner& planner, const v
     for (std::uint32_t k = 0; k < plan.step(i).count; ++k) {
       const vpcat::PlanTransfer& x = tr[k];
       const auto where = [&] { return fmt::format("plan_schedule: step {} transfer {} ({} -> {})", i, k, x.src, x.dst); };
-      if (x.src >= t.gpus.size() || x.dst >= t.gpus.size() || x.origin >= t.gpus.size() || x.final >= t.gpus.size())
+      const std::uint64_t src = gpu(x.src), dst = gpu(x.dst), origin = gpu(x.origin), final = gpu(x.final);
+      if (src >= t.gpus.size() || dst >= t.gpus.size() || origin >= t.gpus.size() || final >= t.gpus.size())
         throw std::invalid_argument(where() + ": a GPU index outside the topology");
       Flow f;
-      f.src = t.gpus[x.src];
-      f.dst = t.gpus[x.dst];
-      f.origin = t.gpus[x.origin];
-      f.final = t.gpus[x.final];
+      f.src = t.gpus[src];
+      f.dst = t.gpus[dst];
+      f.origin = t.gpus[origin];
+      f.final = t.gpus[final];
       f.bytes = static_cast<double>(x.bytes);
       const std::uint32_t links = planner.route_links(x, ids.data(), static_cast<std::uint32_t>(ids.size()));
       if (links == 0 || links > ids.size()) throw std::invalid_argument(where() + ": the planner has no route for it");

@@ -41,7 +41,8 @@ class PlanRefused : public InputError {
 };
 
 // `plan` as a Schedule on `t` (the cluster of the catalog `planner` was
-// initialised with, e.g. catalog_topology()). Throws std::invalid_argument
+// initialised with, e.g. catalog_topology()); a subset planner's ranks are
+// mapped to the catalog's GPUs (Planner::catalog_gpu). Throws std::invalid_argument
 // when a transfer names a GPU t does not have, or a route the planner
 // cannot expand, or a link or component id outside t.
 Schedule plan_schedule(const Topology& t, const vpcat::Planner& planner, const vpcat::Plan& plan);
