@@ -23,8 +23,12 @@ struct vpcat_mpi_ctx {
   bool fallback = false;
   std::string fallback_reason;
   std::vector<std::int64_t> gpu_of_rank;
-  std::vector<std::int32_t> rank_of_gpu;
   std::uint64_t gpu_count = 0;
+  // The planner serves the communicator's GPUs only (a subset planner,
+  // docs/subsets.md): its GPU i is the i-th lowest catalog GPU a rank holds.
+  std::vector<std::uint64_t> held;          // planner GPU -> catalog GPU
+  std::vector<std::uint32_t> planner_gpu;   // rank -> planner GPU
+  std::vector<std::int32_t> rank_of_planner_gpu;
   vpcat_planner* planner = nullptr;
   vpcat_plan* plan = nullptr;
   vpcat_mpi_options options{};
@@ -185,8 +189,6 @@ int map_ranks(const vpcat_catalog* cat, const vpcat_mpi_options& opt, vpcat_mpi_
   if (!vpcat_mpi::check_map(ctx->gpu_of_rank, ctx->gpu_count, &error))
     return *why = std::string(explicit_map ? "the explicit rank map: " : "mapping ranks by host: ") + error,
            VPCAT_MPI_E_MISMATCH;
-  ctx->rank_of_gpu.assign(ctx->gpu_count, -1);
-  for (int r = 0; r < ctx->size; ++r) ctx->rank_of_gpu[ctx->gpu_of_rank[r]] = r;
   return VPCAT_MPI_OK;
 }
 
@@ -234,14 +236,13 @@ bool make_plan(vpcat_mpi_ctx* ctx, std::string* why) {
     for (std::size_t j = 0; j < n; ++j) {
       const std::int64_t b = ctx->matrix[i * n + j];
       if (i != j && b > 0)
-        ctx->entries.push_back({static_cast<std::uint32_t>(ctx->gpu_of_rank[i]),
-                                static_cast<std::uint32_t>(ctx->gpu_of_rank[j]), static_cast<std::uint64_t>(b)});
+        ctx->entries.push_back({ctx->planner_gpu[i], ctx->planner_gpu[j], static_cast<std::uint64_t>(b)});
     }
   }
   vpcat_error err;
   ctx->rank_plan.clear();
   if (ctx->entries.empty()) return true;
-  if (vpcat_planner_plan_sparse(ctx->planner, ctx->entries.data(), ctx->entries.size(), ctx->gpu_count,
+  if (vpcat_planner_plan_sparse(ctx->planner, ctx->entries.data(), ctx->entries.size(), n,
                                 &ctx->options.plan, ctx->plan, &err) != VPCAT_OK)
     return *why = std::string("planning: ") + err.message, false;
   std::size_t steps = 0;
@@ -257,11 +258,11 @@ bool make_plan(vpcat_mpi_ctx* ctx, std::string* why) {
       const std::uint32_t g[4] = {t.src, t.dst, t.origin, t.final};
       std::uint32_t r[4];
       for (int q = 0; q < 4; ++q) {
-        if (g[q] >= ctx->gpu_count || ctx->rank_of_gpu[g[q]] < 0)
-          return *why = "step " + std::to_string(s) + " relays through GPU " + std::to_string(g[q]) +
+        if (g[q] >= n || ctx->rank_of_planner_gpu[g[q]] < 0)
+          return *why = "step " + std::to_string(s) + " names planner GPU " + std::to_string(g[q]) +
                         ", which no rank holds",
                  false;
-        r[q] = static_cast<std::uint32_t>(ctx->rank_of_gpu[g[q]]);
+        r[q] = static_cast<std::uint32_t>(ctx->rank_of_planner_gpu[g[q]]);
       }
       ctx->rank_plan.hops.push_back({r[0], r[1], r[2], r[3], t.bytes});
     }
@@ -363,7 +364,17 @@ int vpcat_mpi_init(const vpcat_catalog* catalog, MPI_Comm comm, const vpcat_mpi_
   int code = map_ranks(catalog, opt, ctx, &why);
   if (code == VPCAT_MPI_OK) {
     vpcat_error verr;
-    if (vpcat_planner_create(catalog, &ctx->planner, &verr) != VPCAT_OK) {
+    ctx->held.assign(ctx->gpu_of_rank.begin(), ctx->gpu_of_rank.end());
+    std::sort(ctx->held.begin(), ctx->held.end());  // catalog order: a node's GPUs together
+    ctx->planner_gpu.assign(ctx->size, 0);
+    ctx->rank_of_planner_gpu.assign(ctx->size, -1);
+    for (int r = 0; r < ctx->size; ++r) {
+      const std::uint64_t g = static_cast<std::uint64_t>(ctx->gpu_of_rank[r]);
+      const std::size_t i = std::lower_bound(ctx->held.begin(), ctx->held.end(), g) - ctx->held.begin();
+      ctx->planner_gpu[r] = static_cast<std::uint32_t>(i);
+      ctx->rank_of_planner_gpu[i] = r;
+    }
+    if (vpcat_planner_create_subset(catalog, ctx->held.data(), ctx->held.size(), &ctx->planner, &verr) != VPCAT_OK) {
       code = verr.code, why = std::string("the catalog's planner: ") + verr.message;
     } else if (vpcat_plan_create(&ctx->plan) != VPCAT_OK) {
       code = VPCAT_E_OUT_OF_MEMORY, why = "vpcat_plan_create: out of memory";
