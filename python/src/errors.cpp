@@ -60,6 +60,10 @@ class DemandError(PlanError, ValueError):
 
 class OptionsError(PlanError, ValueError):
     """A plan option is out of range (code 103, bad_options)."""
+
+
+class SubsetError(PlanError, ValueError):
+    """A subset names a GPU the catalog lacks, or one twice (code 111, bad_subset)."""
 )py";
 
 // The module, for the translator (a plain function); set once at import.
@@ -71,6 +75,7 @@ py::object class_for(int code) {
   using vpcat::PlanError;
   switch (static_cast<PlanError>(code)) {
     case PlanError::bad_options: return m.attr("OptionsError");
+    case PlanError::bad_subset: return m.attr("SubsetError");
     case PlanError::empty_demand:
     case PlanError::demand_size:
     case PlanError::bad_demand_value:

@@ -17,6 +17,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "catalog.hpp"
 #include "demand.hpp"
@@ -248,7 +249,8 @@ plan(demand, options=None) plans one AlltoAllv call. The GIL is released while
 planning. Calls on one Planner from several threads are serialized (use one
 Planner per thread to plan in parallel). The demand array must not change
 while plan() runs.)")
-      .def(py::init([](const py::object& catalog, std::optional<vpcat::PlanOptions> options) {
+      .def(py::init([](const py::object& catalog, std::optional<vpcat::PlanOptions> options,
+                       std::optional<std::vector<std::uint64_t>> gpus) {
              if (!py::isinstance<Catalog>(catalog))
                throw py::type_error("Planner: catalog must be a vpcat.Catalog, not " +
                                     py::str(py::type::of(catalog).attr("__name__")).cast<std::string>());
@@ -257,14 +259,27 @@ while plan() runs.)")
              p->catalog = catalog;
              if (options) p->options = *options;
              vpcat::PlanStatus s;
-             {
+             vpcat::Subset subset;
+             if (gpus) s = subset.assign_gpus(c.view(), gpus->data(), gpus->size());
+             if (s.ok()) {
                py::gil_scoped_release nogil;
-               s = p->planner.init(c.view());
+               s = gpus ? p->planner.init(c.view(), subset) : p->planner.init(c.view());
              }
              if (!s.ok()) throw StatusError(s);
              return p;
            }),
-           "catalog"_a, "options"_a = py::none())
+           "catalog"_a, "options"_a = py::none(), "gpus"_a = py::none(),
+           "gpus: plan over these catalog GPUs only (a job's subset, docs/subsets.md), ranks in this order; "
+           "a node's GPUs together")
+      .def_property_readonly(
+          "gpu_map",
+          [](const Planner& p) {
+            py::array_t<std::uint64_t> a(static_cast<py::ssize_t>(p.planner.gpu_count()));
+            auto w = a.mutable_unchecked<1>();
+            for (std::uint32_t r = 0; r < p.planner.gpu_count(); ++r) w(r) = p.planner.catalog_gpu(r);
+            return a;
+          },
+          "uint64 array: the catalog GPU of each of the planner's GPUs (the identity without gpus=)")
       .def_property_readonly("catalog", [](const Planner& p) { return p.catalog; })
       .def_property(
           "options", [](const Planner& p) { return p.options; },

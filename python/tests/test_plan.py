@@ -244,3 +244,25 @@ def test_gil_released_while_planning(catalog):
         stop.set()
         th.join()
     assert during > 0
+
+
+def test_subset_planner(catalog):
+    """A planner over a job's GPUs (docs/subsets.md): ranks in the order given,
+    gpu_map back to the catalog, every byte delivered, bad subsets named."""
+    gpus = [9, 8, 10, 30, 31, 2]
+    sub = vpcat.Planner(catalog, gpus=gpus)
+    assert sub.gpu_count == 6
+    assert list(sub.gpu_map) == gpus
+    n = sub.gpu_count
+    demand = np.full((n, n), 1 << 20, dtype=np.uint64)
+    np.fill_diagonal(demand, 0)
+    plan = sub.plan(demand)
+    assert np.array_equal(delivered(plan, n), demand)
+    with pytest.raises(vpcat.SubsetError) as info:
+        vpcat.Planner(catalog, gpus=[9, 30, 8])
+    assert info.value.name == "bad_subset" and info.value.code == vpcat.STATUS["bad_subset"] == 111
+    assert "node 1 is listed twice" in str(info.value)
+    with pytest.raises(vpcat.SubsetError):
+        vpcat.Planner(catalog, gpus=[])
+    with pytest.raises(vpcat.DemandError):
+        sub.plan(np.zeros((32, 32), dtype=np.uint64))
