@@ -47,6 +47,10 @@ def main():
         demands["uniform"] = {"gpus": n, "bytes": [[0 if s == d else 1 << 20 for d in range(n)] for s in range(n)]}
         runs = [(name, demand, []) for name, demand in demands.items()]
         runs += [(name + " --allow-shared", demand, ["--allow-shared"]) for name, demand in demands.items()]
+        # A subset (docs/subsets.md): ranks map to catalog GPUs through gpu_map.
+        m = 6
+        demands["subset"] = {"gpus": m, "bytes": [[0 if s == d else (s + 1) * 65536 for d in range(m)] for s in range(m)]}
+        runs += [("subset", demands["subset"], ["--gpus", "17,16,3-5,9"])]
         for name, demand, flags in runs:
             path = os.path.join(tmp, name.split()[0] + ".json")
             with open(path, "w", encoding="utf-8") as f:
@@ -58,13 +62,17 @@ def main():
                 failures += 1
                 continue
             plan = json.loads(out.stdout)
+            gpu_map = plan.get("gpu_map", list(range(plan["gpus"])))
+            if "--gpus" in flags and gpu_map != [17, 16, 3, 4, 5, 9]:
+                print(f"{name}: gpu_map is {gpu_map}")
+                failures += 1
             errors = sorted(validator.iter_errors(plan), key=lambda e: list(e.absolute_path))
             for e in errors:
                 print(f"{name}: {'/'.join(map(str, e.absolute_path))}: {e.message}")
             failures += len(errors)
             for step in plan["steps"]:
                 for t in step["transfers"]:
-                    at = topo["gpus"][t["src"]]
+                    at = topo["gpus"][gpu_map[t["src"]]]
                     for link in t["route"]:
                         if topo["links"][link]["src"] != at:
                             print(f"{name}: route of {t['src']} -> {t['dst']} is not a path")
@@ -72,7 +80,7 @@ def main():
                             break
                         at = topo["links"][link]["dst"]
                     else:
-                        if at != topo["gpus"][t["dst"]]:
+                        if at != topo["gpus"][gpu_map[t["dst"]]]:
                             print(f"{name}: route of {t['src']} -> {t['dst']} ends elsewhere")
                             failures += 1
             print(f"{name}: {len(plan['steps'])} steps, {'ok' if not errors else 'INVALID'}")
