@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <stdexcept>
 
@@ -40,11 +41,14 @@ std::vector<catalog::Route> endpoint_routes(const Topology& node, const std::vec
   std::vector<ComponentId> ends(node.gpus);
   ends.insert(ends.end(), node.nics.begin(), node.nics.end());
   std::sort(ends.begin(), ends.end());
-  // A NIC end adds its port; a NIC without one (no GPUDirect) keeps the PCIe figure.
+  // A NIC end adds its port; a NIC without one (no GPUDirect) keeps the PCIe
+  // figure. No port is no limit (infinity: a finite stand-in such as 1e300
+  // undercut links of more, which the defaults table allows).
+  const double none = std::numeric_limits<double>::infinity();
   auto port = [&](ComponentId c) {
-    if (node.components[c].kind != ComponentKind::nic) return 1e300;
+    if (node.components[c].kind != ComponentKind::nic) return none;
     double gbps = nic_gbps[static_cast<std::size_t>(node.components[c].local_index)];
-    return gbps > 0 ? gbps : 1e300;
+    return gbps > 0 ? gbps : none;
   };
   std::vector<catalog::Route> out;
   for (ComponentId a : ends) {
