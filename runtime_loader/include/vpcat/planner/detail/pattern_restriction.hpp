@@ -19,10 +19,11 @@
 // g = t_i^-1 then h for h = t_i then g, an element of H. So
 // Q|S = ((P|S_i)^(t_i^-1))^h: the H-orbits of the candidates
 // (P|S_i)^(t_i^-1), one per representative P and orbit point S_i, are all
-// the restricted patterns. Each candidate not yet seen is a new
-// representative; a walk of its H-orbit gives its orbit size. A
-// representative strictly contained in an image of another is not maximal
-// and is dropped (containment is H-invariant, so its whole orbit goes).
+// the restricted patterns. Candidates are taken most roles first: one
+// strictly contained in an image found before it is not maximal and is
+// dropped unexpanded (containment is H-invariant, so its whole orbit goes);
+// any other not yet seen is a new representative, and a walk of its H-orbit
+// gives its orbit size (candidates() says why this is exact).
 //
 // Bounds: at most kMaxSetOrbit sets in the orbit of S and kMaxImages
 // restricted images per derived type; beyond them the result is marked
