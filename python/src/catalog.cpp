@@ -202,15 +202,9 @@ valid catalog. Read-only afterwards: any number of threads may share one.)")
             if (i < 0) i += count;
             if (i < 0 || i >= count) throw py::index_error("Catalog.gpu: GPU index out of range");
             const auto gpu = static_cast<std::uint64_t>(i);
-            std::uint32_t lo = 0, hi = v.node_count();  // the last node whose first GPU is <= gpu
-            while (hi - lo > 1) {
-              const std::uint32_t mid = lo + (hi - lo) / 2;
-              if (v.node(mid).first_gpu <= gpu) lo = mid;
-              else hi = mid;
-            }
-            const vpcat::NodeRef r = v.node(lo);
-            const vpcat::NodeTypeView t = v.node_type(r.node_type);
-            const auto local = static_cast<std::uint32_t>(gpu - r.first_gpu);
+            std::uint32_t lo = 0, local = 0;
+            v.locate_gpu(gpu, &lo, &local);
+            const vpcat::NodeTypeView t = v.node_type(v.node(lo).node_type);
             const vpcat::ComponentView comp = t.component(t.gpu(local));
             return py::dict("node"_a = lo, "local_index"_a = local, "node_type"_a = str(t.name()),
                             "name"_a = str(comp.name()), "model"_a = str(comp.model()),

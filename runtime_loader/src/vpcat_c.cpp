@@ -184,25 +184,9 @@ bool is_endpoint(const vpcat::NodeTypeView& t, std::uint32_t c) noexcept {
   return c >= t.first_gpu() && c < t.component_count();
 }
 
-// The node and local GPU index of global GPU `gpu` (< gpu_count).
-void locate_gpu(const vpcat::CatalogView& v, std::uint64_t gpu, std::uint32_t* node, std::uint32_t* local) noexcept {
-  const vpcat::detail::Records r = v.rec(vpcat::SectionType::node_groups);
-  std::uint32_t lo = 0, hi = r.count();  // the last group with first_gpu <= gpu
-  while (hi - lo > 1) {
-    const std::uint32_t mid = lo + (hi - lo) / 2;
-    if (v.node_group(mid).first_gpu <= gpu) lo = mid;
-    else hi = mid;
-  }
-  const vpcat::NodeGroupView g = v.node_group(lo);
-  const std::uint32_t per_node = v.node_type(g.node_type).gpu_count();  // > 0: the group holds `gpu`
-  const std::uint64_t k = (gpu - g.first_gpu) / per_node;
-  *node = g.first_node + static_cast<std::uint32_t>(k);
-  *local = static_cast<std::uint32_t>(gpu - g.first_gpu - k * per_node);
-}
-
 void fill_gpu(const vpcat::CatalogView& v, std::uint64_t gpu, vpcat_gpu* out) noexcept {
   std::uint32_t node = 0, local = 0;
-  locate_gpu(v, gpu, &node, &local);
+  v.locate_gpu(gpu, &node, &local);
   const vpcat::NodeRef n = v.node(node);
   const vpcat::NodeTypeView t = v.node_type(n.node_type);
   const vpcat::ComponentView c = t.component(t.gpu(local));
@@ -535,7 +519,7 @@ vpcat_status vpcat_catalog_node_of_gpu(const vpcat_catalog* cat, std::uint64_t g
   if (cat == nullptr || node == nullptr) return VPCAT_E_INVALID_ARGUMENT;
   if (gpu >= cat->view.gpu_count()) return VPCAT_E_OUT_OF_RANGE;
   std::uint32_t local = 0;
-  locate_gpu(cat->view, gpu, node, &local);
+  cat->view.locate_gpu(gpu, node, &local);
   return VPCAT_OK;
 }
 

@@ -262,6 +262,8 @@ class CatalogView {
   std::uint32_t node_group_count() const noexcept { return rec(SectionType::node_groups).count(); }
   NodeGroupView node_group(std::uint32_t g) const noexcept;  // g < node_group_count()
   NodeRef node(std::uint32_t n) const noexcept;              // n < node_count(); O(log groups)
+  // The node and local GPU index of global GPU `gpu` (< gpu_count()); O(log groups).
+  void locate_gpu(std::uint64_t gpu, std::uint32_t* node, std::uint32_t* local) const noexcept;
   FabricView fabric() const noexcept;
   std::string_view cluster_group_order() const noexcept;     // decimal
 
@@ -461,6 +463,20 @@ inline NodeRef CatalogView::node(std::uint32_t n) const noexcept {
           g.first_link + k * t.link_count(),
           g.first_gpu + k * t.gpu_count(),
           g.first_nic + k * t.nic_count()};
+}
+inline void CatalogView::locate_gpu(std::uint64_t gpu, std::uint32_t* node, std::uint32_t* local) const noexcept {
+  const detail::Records r = rec(SectionType::node_groups);
+  std::uint32_t lo = 0, hi = r.count();  // the last group with first_gpu <= gpu
+  while (hi - lo > 1) {
+    const std::uint32_t mid = lo + (hi - lo) / 2;
+    if (node_group(mid).first_gpu <= gpu) lo = mid;
+    else hi = mid;
+  }
+  const NodeGroupView g = node_group(lo);
+  const std::uint32_t per_node = node_type(g.node_type).gpu_count();  // > 0: the group holds `gpu`
+  const std::uint64_t k = (gpu - g.first_gpu) / per_node;
+  *node = g.first_node + static_cast<std::uint32_t>(k);
+  *local = static_cast<std::uint32_t>(gpu - g.first_gpu - k * per_node);
 }
 inline FabricView CatalogView::fabric() const noexcept {
   const detail::Records r = rec(SectionType::cluster);

@@ -117,10 +117,11 @@ class Subset {
         clear();
         return PlanStatus::at(PlanError::bad_subset, "subset", "GPU %llu, the catalog has %llu", g, total);
       }
-      const std::uint32_t node = node_of(cat, gpus[i]);
+      std::uint32_t node = 0, g = 0, k = 0;
+      cat.locate_gpu(gpus[i], &node, &g);
       const NodeRef ref = cat.node(node);
-      std::uint32_t k = 0;
-      for (; i < count && gpus[i] < cat.gpu_count() && node_of(cat, gpus[i]) == node && k < kMaxNodeGpus; ++i)
+      const std::uint64_t end = ref.first_gpu + cat.node_type(ref.node_type).gpu_count();
+      for (; i < count && gpus[i] >= ref.first_gpu && gpus[i] < end && k < kMaxNodeGpus; ++i)
         local[k++] = static_cast<std::uint32_t>(gpus[i] - ref.first_gpu);
       if (PlanStatus s = add_node(cat, node, local, k); !s.ok()) {
         clear();
@@ -166,16 +167,6 @@ class Subset {
   }
 
  private:
-  static std::uint32_t node_of(const CatalogView& cat, std::uint64_t gpu) noexcept {
-    std::uint32_t lo = 0, hi = cat.node_count();  // last node whose first GPU <= gpu
-    while (hi - lo > 1) {
-      const std::uint32_t mid = lo + (hi - lo) / 2;
-      if (cat.node(mid).first_gpu <= gpu) lo = mid;
-      else hi = mid;
-    }
-    return lo;
-  }
-
   detail::PodBuffer<Node> nodes_;
   detail::PodBuffer<std::uint16_t> local_;          // per rank: its local GPU index
   detail::PodBuffer<std::uint64_t> first_gpu_;      // per node: the catalog index of its local GPU 0
