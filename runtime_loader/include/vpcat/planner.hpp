@@ -68,7 +68,6 @@ class Planner {
   // and symmetry are derived from its type's. The subset is copied.
   PlanStatus init(const CatalogView& catalog, const Subset& subset) noexcept {
     ready_ = false;
-    if (subset.empty()) return PlanStatus::at(PlanError::bad_subset, "subset", "no GPU given");
     if (!subset_.copy_from(subset)) return PlanStatus::at(PlanError::out_of_memory, "planner", "copying the subset");
     return init_subset(catalog);
   }
@@ -115,9 +114,6 @@ class Planner {
         return PlanStatus::at(PlanError::out_of_memory, "planner", "sizing the scratch for %u GPUs", gpu_count());
       scratch_ready_ = true;
     }
-    if (!whole_ && demand.shape() != Demand::Shape::none && demand.gpus() != 0 && demand.gpus() != gpu_count())
-      return PlanStatus::at(PlanError::demand_size, "demand", "%llu GPUs, the planner's subset has %u",
-                            static_cast<unsigned long long>(demand.gpus()), gpu_count());
     if (PlanStatus s = greedy_.load(model_, demand); !s.ok()) return s;
     if (PlanStatus s = build(demand, options, out); !s.ok()) {
       out.clear();
@@ -181,7 +177,6 @@ class Planner {
     if (!greedy_.store_patterns(catalog, layout_))
       return PlanStatus::at(PlanError::out_of_memory, "planner", "copying the catalog's patterns");
     if (PlanStatus s = model_.build(catalog, layout_, greedy_.stored()); !s.ok()) return s;
-    whole_ = subset_.is_whole(catalog);
     ready_ = true;
     return {};
   }
@@ -263,7 +258,6 @@ class Planner {
   detail::SharedStep shared_;
   bool ready_ = false;
   bool scratch_ready_ = false;
-  bool whole_ = true;  // the subset is the whole catalog, in catalog order
 };
 
 }  // namespace v0_1

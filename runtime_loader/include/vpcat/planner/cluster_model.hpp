@@ -144,6 +144,9 @@ class ClusterModel {
         return s;
     }
 
+    subset_ = nodes_count_ != cat.node_count();
+    for (std::uint32_t n = 0; n < nodes_count_ && !subset_; ++n)
+      subset_ = layout.node(n).catalog_node != n || !layout.type(layout.node(n).type).whole;
     if (!nodes_.resize(nodes_count_) || !gpu_node_.resize(gpus_)) return oom();
     std::uint32_t load = 0, first_gpu = 0;
     for (std::uint32_t n = 0; n < nodes_count_; ++n) {
@@ -167,6 +170,8 @@ class ClusterModel {
 
   std::uint32_t gpu_count() const noexcept { return gpus_; }
   std::uint32_t node_count() const noexcept { return nodes_count_; }
+  // Is it a subset of the catalog's GPUs (not every one, in catalog order)?
+  bool subset() const noexcept { return subset_; }
   std::uint32_t load_count() const noexcept { return load_count_; }
   const NodeModel& node(std::uint32_t n) const noexcept { return nodes_[n]; }
   std::uint32_t node_of_gpu(std::uint32_t g) const noexcept { return gpu_node_[g]; }
@@ -602,6 +607,7 @@ class ClusterModel {
   }
 
   std::uint32_t gpus_ = 0, nodes_count_ = 0, load_count_ = 0;
+  bool subset_ = false;
   FabricKind fabric_kind_ = FabricKind::none;
   std::uint32_t leaf_size_ = 0, switches_ = 0;
   bool spine_ = false;

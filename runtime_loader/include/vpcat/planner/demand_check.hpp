@@ -21,15 +21,21 @@ inline namespace v0_1 {
 // No entry and no off-diagonal total may exceed this many bytes.
 inline constexpr std::uint64_t kMaxDemandBytes = std::uint64_t{1} << 63;
 
-// The view itself: a shape, at least one GPU, the catalog's GPU count, a
-// matrix (dense) or an entry array (sparse with entries).
-inline PlanStatus check_demand_shape(const Demand& d, std::uint64_t catalog_gpus) noexcept {
+// Who a demand's GPUs must match: the catalog's, or a planner's subset of
+// them (subset.hpp); the messages name it.
+inline const char* demand_owner(bool subset) noexcept { return subset ? "the planner's subset" : "the catalog"; }
+
+// The view itself: a shape, at least one GPU, the catalog's (or the
+// subset's) GPU count, a matrix (dense) or an entry array (sparse with
+// entries).
+inline PlanStatus check_demand_shape(const Demand& d, std::uint64_t catalog_gpus, bool subset = false) noexcept {
   if (d.shape() == Demand::Shape::none)
     return PlanStatus::at(PlanError::empty_demand, "demand", "no matrix and no entries were given");
   if (d.gpus() == 0) return PlanStatus::at(PlanError::empty_demand, "demand", "0 GPUs");
   if (d.gpus() != catalog_gpus)
-    return PlanStatus::at(PlanError::demand_size, "demand", "%llu GPUs, the catalog has %llu",
-                          static_cast<unsigned long long>(d.gpus()), static_cast<unsigned long long>(catalog_gpus));
+    return PlanStatus::at(PlanError::demand_size, "demand", "%llu GPUs, %s has %llu",
+                          static_cast<unsigned long long>(d.gpus()), demand_owner(subset),
+                          static_cast<unsigned long long>(catalog_gpus));
   if ((d.shape() == Demand::Shape::dense_u64 && d.dense_u64() == nullptr) ||
       (d.shape() == Demand::Shape::dense_f64 && d.dense_f64() == nullptr))
     return PlanStatus::at(PlanError::empty_demand, "demand", "the matrix pointer is null");
@@ -58,13 +64,14 @@ inline PlanStatus check_demand_value(double x, std::uint64_t s, std::uint64_t t)
 }
 
 // Sparse entry k names GPUs below `gpus`.
-inline PlanStatus check_demand_entry(const DemandEntry& e, std::size_t k, std::uint64_t gpus) noexcept {
+inline PlanStatus check_demand_entry(const DemandEntry& e, std::size_t k, std::uint64_t gpus,
+                                     bool subset = false) noexcept {
   if (e.src < gpus && e.dst < gpus) return {};
   char where[48];
   std::snprintf(where, sizeof where, "demand entry %zu", k);
   const bool src = e.src >= gpus;
-  return PlanStatus::at(PlanError::bad_demand_entry, where, "%s %u, the catalog has %llu GPUs", src ? "src" : "dst",
-                        src ? e.src : e.dst, static_cast<unsigned long long>(gpus))
+  return PlanStatus::at(PlanError::bad_demand_entry, where, "%s %u, %s has %llu GPUs", src ? "src" : "dst",
+                        src ? e.src : e.dst, demand_owner(subset), static_cast<unsigned long long>(gpus))
       .with_cell(e.src, e.dst)
       .with_entry(k);
 }

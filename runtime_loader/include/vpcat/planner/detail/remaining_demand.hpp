@@ -41,7 +41,7 @@ class RemainingDemand {
   // Check the demand (demand_check.hpp, the one check) and copy it into the
   // remaining-bytes state.
   PlanStatus load(const ClusterModel& m, const Demand& d) noexcept {
-    if (PlanStatus s = check_demand_shape(d, n_); !s.ok()) return s;
+    if (PlanStatus s = check_demand_shape(d, n_, m.subset()); !s.ok()) return s;
     const std::size_t n = n_;
     total_left_ = 0;
     switch (d.shape()) {
@@ -73,7 +73,7 @@ class RemainingDemand {
         std::memset(R_.data(), 0, n * n * sizeof(std::uint64_t));
         const DemandEntry* e = d.entries();
         for (std::size_t k = 0; k < d.entry_count(); ++k) {
-          if (PlanStatus st = check_demand_entry(e[k], k, n_); !st.ok()) return st;
+          if (PlanStatus st = check_demand_entry(e[k], k, n_, m.subset()); !st.ok()) return st;
           if (e[k].src == e[k].dst) continue;
           if (PlanStatus st = add_demand_bytes(total_left_, e[k].bytes, e[k].src, e[k].dst); !st.ok())
             return st.with_entry(k);
