@@ -20,7 +20,6 @@
 #include "vp/analysis/contention.hpp"
 #include "vp/analysis/local_patterns.hpp"
 #include "vp/catalog/reader.hpp"
-#include "vp/sim/catalog_topology.hpp"
 
 using namespace vp::plantest;
 using vp::catalog::LocalPattern;
@@ -40,18 +39,14 @@ struct TypeCheck {
 };
 
 TypeCheck type_check(const Platform& p, std::uint32_t type) {
-  const vp::catalog::Catalog cat = vp::catalog::read_catalog(p.bytes);
-  vp::catalog::Catalog one;  // the type alone, one node, no fabric
-  one.node_types = {cat.node_types.at(type)};
-  one.node_groups = {vp::catalog::NodeGroup{0, 1, "n0"}};
+  const vp::catalog::NodeType nt = vp::catalog::read_catalog(p.bytes).node_types.at(type);
   TypeCheck t;
-  for (const vp::catalog::Component& c : one.node_types[0].components)
-    if (c.kind == vp::catalog::Kind::nic) t.ports.push_back(c.nic_gbps);
-  t.ported = vp::with_network_ports(vp::sim::catalog_topology(one), t.ports);
-  for (const LocalPattern& rep : one.node_types[0].patterns)
-    t.certificates.insert(vp::canonical_pattern(t.ported, rep).certificate);
-  t.reps = one.node_types[0].patterns.size();
-  t.complete = one.node_types[0].patterns_complete;
+  PortedNodeType node = ported_node_type(p, type);
+  t.ported = std::move(node.ported);
+  t.ports = std::move(node.ports);
+  for (const LocalPattern& rep : nt.patterns) t.certificates.insert(vp::canonical_pattern(t.ported, rep).certificate);
+  t.reps = nt.patterns.size();
+  t.complete = nt.patterns_complete;
   return t;
 }
 

@@ -24,8 +24,6 @@
 #include "planner_support.hpp"
 #include "vp/analysis/contention.hpp"
 #include "vp/analysis/local_patterns.hpp"
-#include "vp/catalog/reader.hpp"
-#include "vp/sim/catalog_topology.hpp"
 #include "vpcat/planner/detail/stored_patterns.hpp"
 #include "vpcat/subset.hpp"
 
@@ -172,23 +170,7 @@ std::uint64_t stabilizer_order(const Compact& full, const std::vector<std::uint1
   return actions.size();
 }
 
-// The node type as the analyzer sees it (planner_patterns_test.cpp does the same).
-struct Analyzer {
-  vp::Topology ported;
-  std::vector<double> ports;
-};
-Analyzer analyzer_of(const Platform& p, std::uint32_t type) {
-  const vp::catalog::Catalog cat = vp::catalog::read_catalog(p.bytes);
-  vp::catalog::Catalog one;
-  one.node_types = {cat.node_types.at(type)};
-  one.node_groups = {vp::catalog::NodeGroup{0, 1, "n0"}};
-  Analyzer a;
-  for (const vp::catalog::Component& c : one.node_types[0].components)
-    if (c.kind == vp::catalog::Kind::nic) a.ports.push_back(c.nic_gbps);
-  a.ported = vp::with_network_ports(vp::sim::catalog_topology(one), a.ports);
-  return a;
-}
-bool contention_free(const Analyzer& a, const LocalPattern& x) {
+bool contention_free(const PortedNodeType& a, const LocalPattern& x) {
   return vp::check_contention(a.ported, vp::pattern_transfers(a.ported, x)).ok();
 }
 // A derived pattern as a pattern of the whole node (other GPUs idle).
@@ -209,7 +191,7 @@ LocalPattern lift(const Roles& r, std::uint32_t G, const std::vector<std::uint16
   return x;
 }
 // Can a role of a held GPU be added with the pattern still contention-free?
-bool extensible(const Analyzer& a, LocalPattern x, const std::vector<std::uint16_t>& held) {
+bool extensible(const PortedNodeType& a, LocalPattern x, const std::vector<std::uint16_t>& held) {
   for (std::uint16_t g : held) {
     if (x.send[g] == vp::catalog::kIdle) {
       for (std::uint16_t h : held)
@@ -272,7 +254,7 @@ void check_derivation(const Platform& p, std::uint32_t node, const std::vector<s
     CHECK(std::string(p.view.node_type(p.view.node(node).node_type).group_order()) ==
           std::to_string(stabilizer_order(d.full, held)));
   }
-  const Analyzer a = analyzer_of(p, p.view.node(node).node_type);
+  const PortedNodeType a = ported_node_type(p, p.view.node(node).node_type);
   std::size_t checked = 0;
   const std::size_t analyzer_checks = small_property_run() ? 40 : 400;
   for (const Roles& r : got) {

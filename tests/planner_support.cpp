@@ -16,7 +16,10 @@
 #include "support.hpp"
 #include "vp/analysis/build_catalog.hpp"
 #include "vp/analysis/contention.hpp"
+#include "vp/analysis/local_patterns.hpp"
+#include "vp/catalog/reader.hpp"
 #include "vp/catalog/writer.hpp"
+#include "vp/sim/catalog_topology.hpp"
 #include "vp/sim/workloads.hpp"
 
 namespace vp::plantest {
@@ -350,6 +353,18 @@ std::string check_steps(const Platform& p, const Matrix& demand, const std::vect
                            want);
     }
   return "";
+}
+
+PortedNodeType ported_node_type(const Platform& p, std::uint32_t type) {
+  const catalog::Catalog cat = catalog::read_catalog(p.bytes);
+  catalog::Catalog one;  // the type alone, one node, no fabric
+  one.node_types = {cat.node_types.at(type)};
+  one.node_groups = {catalog::NodeGroup{0, 1, "n0"}};
+  PortedNodeType out;
+  for (const catalog::Component& c : one.node_types[0].components)
+    if (c.kind == catalog::Kind::nic) out.ports.push_back(c.nic_gbps);
+  out.ported = with_network_ports(sim::catalog_topology(one), out.ports);
+  return out;
 }
 
 }  // namespace vp::plantest

@@ -47,6 +47,15 @@ std::unique_ptr<Platform> build_platform(const std::string& name, const Analysis
 //   "2n-no-gpudirect"   2 pcie-gen4 nodes whose NICs all lack GPUDirect RDMA
 const Platform& platform(const std::string& name);
 
+// One node type of a platform as the analyzer sees it: the node alone (no
+// fabric) with its network ports (vp::with_network_ports), and the fabric
+// port rate of each local NIC (0: it carries no GPU traffic).
+struct PortedNodeType {
+  Topology ported;
+  std::vector<double> ports;
+};
+PortedNodeType ported_node_type(const Platform& p, std::uint32_t type);
+
 // How many seeds a property test runs: `full` normally; a quarter of it (at
 // least one) when VP_PROPERTY_RUN=small, as scripts/test.sh sets it for the
 // sanitizer phase, where every case runs several times slower and the full
