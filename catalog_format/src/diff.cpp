@@ -343,10 +343,11 @@ void diff_tail(Lines& out, const Catalog& a, const Catalog& b, const DiffOptions
     if (!da.count(key)) out.add(kTopology, "defaults", fmt::format("default {}: only in B", key));
   out.close("defaults", "");
   const Provenance &p = a.provenance, &q = b.provenance;
-  field(out, kOptions, "provenance", "provenance: ", "tool", p.tool, q.tool);
+  if (!o.ignore_origin) field(out, kOptions, "provenance", "provenance: ", "tool", p.tool, q.tool);
   if (!o.ignore_tool_version)
     field(out, kOptions, "provenance", "provenance: ", "tool_version", p.tool_version, q.tool_version);
-  field(out, kTopology, "provenance", "provenance: ", "input_digest", p.input_digest, q.input_digest);
+  if (!o.ignore_origin)
+    field(out, kTopology, "provenance", "provenance: ", "input_digest", p.input_digest, q.input_digest);
   field(out, kOptions, "provenance", "provenance: ", "options", p.options, q.options);
 }
 

@@ -1,12 +1,12 @@
 // vp-catalog: inspect, validate, compare, convert and dump .vpcat catalogs,
-// and score placements of a job on them.
+// score placements of a job on them and resize them onto other nodes.
 #include <CLI/CLI.hpp>
 
 #include "commands.hpp"
 #include "vp/cli/run_main.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{"vp-catalog: inspect, validate, compare, convert and dump VarioPath catalogs (.vpcat), and score placements", "vp-catalog"};
+  CLI::App app{"vp-catalog: inspect, validate, compare, convert and dump VarioPath catalogs (.vpcat), score placements and resize catalogs", "vp-catalog"};
   app.require_subcommand(1);
   const vp::catalog_cli::Runner inspect = vp::catalog_cli::setup_inspect(app);
   const vp::catalog_cli::Runner validate = vp::catalog_cli::setup_validate(app);
@@ -14,12 +14,14 @@ int main(int argc, char** argv) {
   const vp::catalog_cli::Runner convert = vp::catalog_cli::setup_convert(app);
   const vp::catalog_cli::Runner dump = vp::catalog_cli::setup_dump(app);
   const vp::catalog_cli::Runner score = vp::catalog_cli::setup_score(app);
+  const vp::catalog_cli::Runner resize = vp::catalog_cli::setup_resize(app);
   return vp::cli::run_main({"vp-catalog", vp::cli::Catalogs::read_write}, app, argc, argv, [&] {
     if (app.got_subcommand("inspect")) return inspect();
     if (app.got_subcommand("validate")) return validate();
     if (app.got_subcommand("diff")) return diff();
     if (app.got_subcommand("convert")) return convert();
     if (app.got_subcommand("score")) return score();
+    if (app.got_subcommand("resize")) return resize();
     return dump();
   });
 }

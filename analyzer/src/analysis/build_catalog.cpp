@@ -7,6 +7,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "vp/analysis/cluster_groups.hpp"
 #include "vp/analysis/contention.hpp"
 #include "vp/analysis/sha256.hpp"
 #include "vp/analysis/symmetry.hpp"
@@ -17,8 +18,6 @@
 namespace vp {
 
 namespace {
-
-constexpr const char* kToolVersion = "0.1.0";
 
 catalog::Component catalog_component(const Component& c, double nic_gbps) {
   catalog::Component out;
@@ -156,23 +155,6 @@ NodeTypeResult analyse_node_type(const NodeTypeSpec& spec, const ClusterSpec& cl
   return r;
 }
 
-// Node groups: maximal runs of consecutive nodes of one type; names as a
-// hostlist expression when they form one numbered range, else a comma list.
-std::vector<catalog::NodeGroup> node_groups(const ClusterSpec& cluster) {
-  std::vector<catalog::NodeGroup> out;
-  std::map<std::string, std::uint32_t> type_index;
-  for (std::size_t i = 0; i < cluster.node_types.size(); ++i)
-    type_index[cluster.node_types[i].name] = static_cast<std::uint32_t>(i);
-  for (const NodeInfo& n : cluster.nodes) {
-    std::uint32_t t = type_index.at(n.type);
-    if (out.empty() || out.back().node_type != t) out.push_back(catalog::NodeGroup{t, 0, {}});
-    catalog::NodeGroup& g = out.back();
-    g.names += (g.count ? "," : "") + n.name;
-    ++g.count;
-  }
-  return out;
-}
-
 catalog::Fabric fabric_of(const Topology& t) {
   catalog::Fabric f;
   f.kind = static_cast<catalog::FabricKind>(t.fabric.kind);
@@ -188,62 +170,6 @@ catalog::Fabric fabric_of(const Topology& t) {
     f.spine_uplink_gbps.push_back(spine == kNone ? 0.0 : t.links[t.find_link(s, spine)].capacity.gbps);
   }
   return f;
-}
-
-// The fabric's group acting on nodes: permutations of nodes of one type that
-// the fabric cannot tell apart (all of them on one switch or on rails; within
-// a leaf, and whole leaves of equal make-up, on leaf/spine).
-std::pair<std::string, BigUint> fabric_group(const ClusterSpec& cluster) {
-  std::map<std::string, std::uint64_t> per_type;
-  for (const NodeInfo& n : cluster.nodes) ++per_type[n.type];
-  if (cluster.nodes.size() <= 1) return {"trivial (one node)", BigUint(1)};
-  BigUint order(1);
-  std::string text;
-  if (cluster.fabric.kind != FabricKind::leaf_spine) {
-    for (const auto& [type, count] : per_type) {
-      order *= factorial(count);
-      text += fmt::format("{}S{} ({} nodes of type {})", text.empty() ? "" : " x ", count, count, type);
-    }
-    return {text + " acting on the nodes", order};
-  }
-  const std::size_t per_leaf = cluster.fabric.leaf_size;
-  std::map<std::map<std::string, std::uint64_t>, std::uint64_t> leaf_kinds;
-  for (std::size_t start = 0; start < cluster.nodes.size(); start += per_leaf) {
-    std::map<std::string, std::uint64_t> makeup;
-    for (std::size_t i = start; i < std::min(cluster.nodes.size(), start + per_leaf); ++i) ++makeup[cluster.nodes[i].type];
-    for (const auto& [type, count] : makeup) order *= factorial(count);
-    ++leaf_kinds[makeup];
-  }
-  for (const auto& [makeup, leaves] : leaf_kinds) order *= factorial(leaves);
-  return {fmt::format("node permutations within each leaf x permutations of alike leaves ({} leaves of {} nodes)",
-                      (cluster.nodes.size() + per_leaf - 1) / per_leaf, per_leaf),
-          order};
-}
-
-// |Aut(cluster)| = |fabric group| x the node types' contribution. On rails a
-// node's automorphism must move NIC k to the rail of its image, the same for
-// every node: |K|^N x |Aut / K| with K the pointwise stabilizer of the NICs.
-BigUint cluster_order(const ClusterSpec& cluster, const std::vector<NodeTypeResult>& types, const BigUint& fabric) {
-  BigUint order = fabric;
-  for (std::size_t t = 0; t < types.size(); ++t) {
-    std::uint64_t count = 0;
-    for (const NodeInfo& n : cluster.nodes) count += n.type == cluster.node_types[t].name;
-    const Topology& node = cluster.node_types[t].topology;
-    const NodeSymmetry& sym = types[t].symmetry;
-    if (cluster.fabric.kind == FabricKind::rail && count > 1) {
-      std::vector<std::uint32_t> nics(node.nics.begin(), node.nics.end());
-      PermGroup g(node.components.size(), sym.generators, nics);
-      BigUint fixing = g.stabilizer_order(nics.size());
-      for (std::uint64_t i = 0; i < count; ++i) order *= fixing;
-      // |Aut / K|: the NIC permutations Aut induces, exact: it passes 2^64 on
-      // a p5.48xlarge (64 NICs, 4 EFA and 4 ENA beside each of its 8 GPUs:
-      // (4! x 4!)^8 alone is about 1.2e22).
-      order *= g.stabilizer_index(nics.size());
-    } else {
-      for (std::uint64_t i = 0; i < count; ++i) order *= sym.order;
-    }
-  }
-  return order;
 }
 
 // The input in normalized form, compact even for large clusters: every node
@@ -313,14 +239,23 @@ catalog::Catalog build_catalog(const LoadedInput& in, const PatternSearchOptions
     ++state.node_type_index;
     cat.node_types.push_back(types.back().type);
   }
-  cat.node_groups = node_groups(in.cluster);
+  std::vector<std::string> type_names;
+  std::vector<NodeTypeGroup> groups;
+  for (std::size_t t = 0; t < types.size(); ++t) {
+    const NodeTypeSpec& spec = in.cluster.node_types[t];
+    type_names.push_back(spec.name);
+    groups.push_back(NodeTypeGroup{spec.name, spec.topology.components.size(), &types[t].symmetry.generators,
+                                   types[t].symmetry.order,
+                                   std::vector<std::uint32_t>(spec.topology.nics.begin(), spec.topology.nics.end())});
+  }
+  cat.node_groups = node_groups(in.cluster.nodes, type_names);
   cat.fabric = fabric_of(in.topology);
-  auto [description, order] = fabric_group(in.cluster);
+  auto [description, order] = fabric_group(in.cluster.nodes, in.cluster.fabric);
   cat.fabric.group_description = description;
   cat.fabric.group_order = order.to_string();
-  cat.cluster_group_order = cluster_order(in.cluster, types, order).to_string();
+  cat.cluster_group_order = cluster_order(in.cluster.nodes, in.cluster.fabric.kind, groups, order).to_string();
   for (const auto& [key, value] : in.topology.defaults.entries()) cat.defaults.emplace_back(key, value);
-  cat.provenance.tool_version = kToolVersion;
+  cat.provenance.tool_version = kAnalyzerVersion;
   cat.provenance.input_digest = "sha256:" + sha256_hex(normalized_input(in.cluster));
   cat.provenance.options = options_text;
   for (const std::string& w : in.topology.warnings)

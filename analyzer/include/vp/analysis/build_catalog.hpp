@@ -13,6 +13,10 @@
 
 namespace vp {
 
+// The version the analyzer (and vp-catalog resize) records in a catalog's
+// provenance.
+inline constexpr const char* kAnalyzerVersion = "0.1.0";
+
 // Throws InputError(in.origin, 0, ...) for a cluster of several nodes in
 // which a node has no NIC that carries GPU traffic (no NIC, or none with
 // GPUDirect RDMA): a catalog of it could not move a byte between nodes.

@@ -12,6 +12,9 @@ namespace vp::catalog {
 
 struct DiffOptions {
   bool ignore_tool_version = false;  // provenance.tool_version (validate --against re-runs a newer tool)
+  // provenance.tool and input_digest: validate --against compares a catalog
+  // `vp-catalog resize` wrote, whose digest is its source's, with an analysis.
+  bool ignore_origin = false;
   std::size_t max_items = 20;        // listed differences per topic, then "... and N more"
 };
 
