@@ -1038,6 +1038,27 @@ TEST_CASE("planner over a subset: the C++ subset planner's plans, ranks mapped b
   CHECK(vpcat_planner_create_subset(c.cat, nullptr, 2, &p, &err) == VPCAT_E_INVALID_ARGUMENT);
   CHECK(vpcat_planner_create_subset(nullptr, gpus, 2, &p, &err) == VPCAT_E_INVALID_ARGUMENT);
   CHECK(p == nullptr);
+
+  // Scoring the placement: the subset planner's plan time and its bound.
+  double bound = -1;
+  REQUIRE(vpcat_plan_bound_us(c.plan, &bound) == VPCAT_OK);
+  CHECK(bound == cpp.bound_us());
+  CHECK(bound > 5.0);  // the default latency and more
+  CHECK(bound <= cpp.expected_us());
+  vpcat_placement_score score{};
+  score.struct_size = sizeof score;
+  REQUIRE(vpcat_score_placement(c.cat, gpus, 6, demand.data(), nullptr, &score, &err) == VPCAT_OK);
+  CHECK(score.planned_us == cpp.expected_us());
+  CHECK(score.bound_us == cpp.bound_us());
+  CHECK(score.steps == cpp.step_count());
+  CHECK(score.total_bytes == cpp.total_bytes());
+  CHECK(vpcat_score_placement(c.cat, split, 3, demand.data(), nullptr, &score, &err) == VPCAT_E_BAD_SUBSET);
+  CHECK(vpcat_score_placement(c.cat, gpus, 6, nullptr, nullptr, &score, &err) == VPCAT_E_INVALID_ARGUMENT);
+  CHECK(std::string(err.message) == "vpcat_score_placement: invalid argument (bytes is NULL)");
+  score.struct_size = 8;
+  CHECK(vpcat_score_placement(c.cat, gpus, 6, demand.data(), nullptr, &score, &err) == VPCAT_E_INVALID_ARGUMENT);
+  CHECK(vpcat_score_placement(c.cat, gpus, 6, demand.data(), nullptr, nullptr, &err) == VPCAT_E_INVALID_ARGUMENT);
+  CHECK(vpcat_plan_bound_us(nullptr, &bound) == VPCAT_E_INVALID_ARGUMENT);
 }
 
 TEST_CASE("planner and plan handles: creation, queries and bad arguments") {

@@ -174,6 +174,9 @@ Over all steps every off-diagonal byte of the demand is delivered once per
       .def("__len__", [](const Plan& p) { return p.plan.step_count(); })
       .def_property_readonly("expected_us", [](const Plan& p) { return p.plan.expected_us(); },
                              "Expected time of the whole plan (us): the sum of the steps' expectations.")
+      .def_property_readonly("bound_us", [](const Plan& p) { return p.plan.bound_us(); },
+                             "A lower bound on any plan of the demand on the planner's GPUs (us): the latency plus "
+                             "the busiest GPU link, node NIC set or leaf uplink.")
       .def_property_readonly("total_bytes", [](const Plan& p) { return p.plan.total_bytes(); },
                              "Off-diagonal bytes of the demand, all delivered by the plan.")
       .def_property_readonly("demand_copied", [](const Plan& p) { return p.demand_copied; },

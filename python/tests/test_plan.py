@@ -27,6 +27,7 @@ def test_every_byte_delivered_once(planner, shape, allow_shared):
     # No relays in this version: every hop is its payload's whole path.
     assert np.array_equal(plan.src, plan.origin) and np.array_equal(plan.dst, plan.final)
     assert plan.expected_us == pytest.approx(float(plan.step_expected_us.sum()))
+    assert 5.0 < plan.bound_us <= plan.expected_us * (1 + 1e-12)
 
 
 def test_array_dtypes_and_shapes(planner):

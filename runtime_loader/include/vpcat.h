@@ -545,6 +545,30 @@ VPCAT_API vpcat_status vpcat_planner_plan_sparse(vpcat_planner* planner, const v
                                                  size_t count, uint64_t gpus, const vpcat_plan_options* options,
                                                  vpcat_plan* plan, vpcat_error* err);
 
+/* ---- scoring placements, for schedulers -------------------------------------------------
+ * The AlltoAllv time of a job placed on `gpus` (catalog GPU indexes, a
+ * subset as for vpcat_planner_create_subset()): the demand is a dense
+ * count x count matrix of bytes in placement order (row = source). The
+ * planner of that subset plans it; planned_us is the plan's expected time,
+ * bound_us the lower bound of vpcat_plan_bound_us(). Rank candidate
+ * placements by planned_us (docs/subsets.md "Scoring placements"). Each call
+ * derives the subset's planner (milliseconds at most on 256 GPUs); to score
+ * many demands on one placement, keep a planner from
+ * vpcat_planner_create_subset() and read vpcat_plan_bound_us() instead.
+ * Errors: those of vpcat_planner_create_subset() and of the plan calls;
+ * VPCAT_E_INVALID_ARGUMENT for a NULL pointer or a wrong struct_size. */
+typedef struct vpcat_placement_score {
+  uint32_t struct_size; /* sizeof(vpcat_placement_score), set by the caller */
+  uint32_t reserved;
+  double planned_us;    /* the plan's expected time */
+  double bound_us;      /* no plan of this demand on these GPUs is faster */
+  uint64_t steps;       /* the plan's steps */
+  uint64_t total_bytes; /* off-diagonal bytes of the demand */
+} vpcat_placement_score;
+VPCAT_API vpcat_status vpcat_score_placement(const vpcat_catalog* cat, const uint64_t* gpus, size_t count,
+                                             const uint64_t* bytes, const vpcat_plan_options* options,
+                                             vpcat_placement_score* out, vpcat_error* err);
+
 /* ---- plans ------------------------------------------------------------------------------
  * Steps run one after another; the transfers of a step run at once. A
  * channel step (vpcat_step.shared == 0; every step unless allow_shared)
@@ -588,6 +612,12 @@ VPCAT_API void vpcat_plan_destroy(vpcat_plan* plan);
 VPCAT_API vpcat_status vpcat_plan_reserve(vpcat_plan* plan, size_t steps, size_t transfers);
 
 VPCAT_API vpcat_status vpcat_plan_get_summary(const vpcat_plan* plan, vpcat_plan_summary* out);
+/* A lower bound on the time of any plan of the planned demand on the
+ * planner's GPUs, microseconds: the start-up latency plus the busiest cut
+ * every byte must cross (a GPU's link, a node's usable NIC ports, a leaf's
+ * spine uplink). expected_us over it is how far from the best the plan can
+ * be at worst. 0 for an empty plan. */
+VPCAT_API vpcat_status vpcat_plan_bound_us(const vpcat_plan* plan, double* out);
 VPCAT_API vpcat_status vpcat_plan_step_count(const vpcat_plan* plan, size_t* out);
 /* step < step_count. */
 VPCAT_API vpcat_status vpcat_plan_step(const vpcat_plan* plan, size_t step, vpcat_step* out);

@@ -872,6 +872,42 @@ vpcat_status vpcat_plan_get_summary(const vpcat_plan* plan, vpcat_plan_summary* 
   return VPCAT_OK;
 }
 
+vpcat_status vpcat_plan_bound_us(const vpcat_plan* plan, double* out) {
+  if (plan == nullptr || out == nullptr) return VPCAT_E_INVALID_ARGUMENT;
+  *out = plan->plan.bound_us();
+  return VPCAT_OK;
+}
+
+vpcat_status vpcat_score_placement(const vpcat_catalog* cat, const std::uint64_t* gpus, std::size_t count,
+                                   const std::uint64_t* bytes, const vpcat_plan_options* options,
+                                   vpcat_placement_score* out, vpcat_error* err) {
+  static const char where[] = "vpcat_score_placement";
+  if (out == nullptr) return fail(err, VPCAT_E_INVALID_ARGUMENT, where, "out is NULL");
+  if (out->struct_size != sizeof(vpcat_placement_score))
+    return fail(err, VPCAT_E_INVALID_ARGUMENT, where,
+                "out->struct_size is %u, this library's vpcat_placement_score has %u bytes: set it to "
+                "sizeof(vpcat_placement_score)",
+                static_cast<unsigned>(out->struct_size), static_cast<unsigned>(sizeof(vpcat_placement_score)));
+  if (bytes == nullptr) return fail(err, VPCAT_E_INVALID_ARGUMENT, where, "bytes is NULL");
+  vpcat_planner* planner = nullptr;
+  if (const vpcat_status s = vpcat_planner_create_subset(cat, gpus, count, &planner, err); s != VPCAT_OK) return s;
+  auto* plan = new (std::nothrow) vpcat_plan;
+  if (plan == nullptr) {
+    vpcat_planner_destroy(planner);
+    return fail(err, VPCAT_E_OUT_OF_MEMORY, where, "the plan handle");
+  }
+  const vpcat_status s = vpcat_planner_plan_dense_u64(planner, bytes, count, options, plan, err);
+  if (s == VPCAT_OK) {
+    out->planned_us = plan->plan.expected_us();
+    out->bound_us = plan->plan.bound_us();
+    out->steps = plan->plan.step_count();
+    out->total_bytes = plan->plan.total_bytes();
+  }
+  delete plan;
+  vpcat_planner_destroy(planner);
+  return s;
+}
+
 vpcat_status vpcat_plan_step_count(const vpcat_plan* plan, std::size_t* out) {
   if (plan == nullptr || out == nullptr) return VPCAT_E_INVALID_ARGUMENT;
   *out = plan->plan.step_count();

@@ -115,12 +115,15 @@ class Planner {
       scratch_ready_ = true;
     }
     if (PlanStatus s = greedy_.load(model_, demand); !s.ok()) return s;
+    const double bound_us =
+        greedy_.total_bytes() == 0 ? 0.0 : options.latency_us + greedy_.endpoint_bound_us(model_);
     if (PlanStatus s = build(demand, options, out); !s.ok()) {
       out.clear();
       return s;
     }
     out.gpus_ = gpu_count();
     out.total_bytes_ = greedy_.total_bytes();
+    out.bound_us_ = bound_us;
     return {};
   }
 

@@ -108,6 +108,14 @@ class Plan {
   double expected_us() const noexcept { return expected_us_; }
   // Off-diagonal bytes of the demand, all delivered by the plan.
   std::uint64_t total_bytes() const noexcept { return total_bytes_; }
+  // A lower bound on the time of any plan of the demand on the planner's
+  // GPUs: the start-up latency (0 for an empty demand) plus the busiest cut
+  // every byte must cross whatever the schedule: a GPU's link, a node's
+  // usable NIC ports, a leaf's spine uplink (detail/bounds.hpp). The
+  // planner's own cuts: the simulator's bound (vp-catalog score) adds the
+  // PCIe tree's and is never lower. expected_us() / bound_us() is how far
+  // from the best the plan can be at worst (under the catalog's model).
+  double bound_us() const noexcept { return bound_us_; }
 
   // Pre-size (optional): false when memory is short.
   bool reserve(std::size_t steps, std::size_t transfers) noexcept {
@@ -116,7 +124,7 @@ class Plan {
   void clear() noexcept {
     steps_.clear();
     transfers_.clear();
-    gpus_ = 0, expected_us_ = 0.0, total_bytes_ = 0;
+    gpus_ = 0, expected_us_ = 0.0, bound_us_ = 0.0, total_bytes_ = 0;
   }
   std::size_t step_capacity() const noexcept { return steps_.capacity(); }
   std::size_t transfer_capacity() const noexcept { return transfers_.capacity(); }
@@ -127,6 +135,7 @@ class Plan {
   detail::PodBuffer<PlanTransfer> transfers_;
   std::uint64_t gpus_ = 0;
   double expected_us_ = 0.0;
+  double bound_us_ = 0.0;
   std::uint64_t total_bytes_ = 0;
 };
 
