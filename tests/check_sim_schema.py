@@ -56,6 +56,9 @@ def main():
             "uniform": ["--workload", "uniform:bytes=65536"],
             "drift": ["--workload", "drift:calls=2,tokens=64", "--schedulers", "variopath,fast"],
             "contention": ["--workload", "uniform:bytes=65536", "--model", "contention", "--contention", table],
+            # A job on 3 + 5 GPUs of the two nodes (FAST-like and DeepEP
+            # NVLink-style skipped), with its gpu_map.
+            "subset": ["--workload", "uniform:bytes=65536", "--gpus", "0-2,8-12"],
         }
         for name, demand in files.items():
             path = os.path.join(tmp, name + ".json")

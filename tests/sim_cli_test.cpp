@@ -10,8 +10,12 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "planner_support.hpp"
+#include "vp/analysis/resize.hpp"
+#include "vp/catalog/reader.hpp"
+#include "vp/catalog/writer.hpp"
 #include "support.hpp"
 
 using vp::test::RunResult;
@@ -122,6 +126,69 @@ TEST_CASE("vp-sim on a sequence: totals, mean and worst per scheduler, and every
     CHECK(res["mean_ratio_to_bound"].get<double>() >= 1.0);
     CHECK(res.contains("ratio_to_route_bound") == (name == "fanout"));
   }
+}
+
+TEST_CASE("vp-sim --nodes: a job on whole nodes of a switch is the cluster of those nodes, for every scheduler") {
+  Files f;
+  // The 2-node cluster of the same switch, by vp-catalog resize's composition.
+  const auto& p = vp::plantest::platform("4n-switch");
+  vp::ResizeRequest two;
+  two.nodes = {vp::NodeInfo{"gpu02", "pcie-gen4-2s4sw8g"}, vp::NodeInfo{"gpu03", "pcie-gen4-2s4sw8g"}};
+  const std::vector<std::uint8_t> bytes =
+      vp::catalog::write_catalog(vp::resize_catalog(vp::catalog::read_catalog(p.bytes), two));
+  const std::string small = f.dir.write("2n.vpcat", std::string(bytes.begin(), bytes.end()));
+  const std::string workload = " --workload moe:zipf=1.2,tokens=256 --json --epsilon 0";
+  const RunResult job = f.sim("--nodes 'gpu[02-03]'" + workload);
+  REQUIRE_MESSAGE(job.exit_code == 0, job.err);
+  const RunResult alone =
+      vp::test::run(vp::test::shell_quote(kBin) + " --catalog " + vp::test::shell_quote(small) + workload);
+  REQUIRE_MESSAGE(alone.exit_code == 0, alone.err);
+  const nlohmann::json a = nlohmann::json::parse(job.out), b = nlohmann::json::parse(alone.out);
+  CHECK(a["gpus"] == 16);
+  CHECK(a["nodes"] == 2);
+  std::vector<int> map;
+  for (int g = 8; g < 24; ++g) map.push_back(g);
+  CHECK(a["gpu_map"] == map);
+  CHECK(!b.contains("gpu_map"));
+  CHECK(a["lower_bound_us"].get<double>() == doctest::Approx(b["lower_bound_us"].get<double>()).epsilon(1e-12));
+  CHECK(a["route_bound_us"].get<double>() == doctest::Approx(b["route_bound_us"].get<double>()).epsilon(1e-12));
+  REQUIRE(a["results"].size() == 7);
+  for (const auto& [name, res] : b["results"].items()) {
+    INFO(name);
+    CHECK(a["results"][name]["time_us"].get<double>() ==
+          doctest::Approx(res["time_us"].get<double>()).epsilon(1e-9));
+    CHECK(a["results"][name]["steps"] == res["steps"]);
+  }
+}
+
+TEST_CASE("vp-sim --gpus: partial nodes, the baselines that need even nodes skipped or refused") {
+  Files f;
+  const RunResult r = f.sim("--gpus 'gpu01:0-2,gpu03:*' --workload uniform --json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.err ==
+        "vp-sim: fast skipped on this subset: fast_schedule: every node needs the same number of GPUs (gpu03 has 8, "
+        "gpu01 has 3)\n"
+        "vp-sim: deepep_nvlink_style skipped on this subset: deepep_nvlink_style_schedule: every node needs the same "
+        "number of GPUs (gpu03 has 8, gpu01 has 3)\n");
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK(j["gpus"] == 11);
+  CHECK(j["gpu_map"] == std::vector<int>{0, 1, 2, 16, 17, 18, 19, 20, 21, 22, 23});
+  const double bound = j["lower_bound_us"];
+  std::set<std::string> names;
+  for (const auto& [name, res] : j["results"].items()) {
+    names.insert(name);
+    CHECK(res["time_us"].get<double>() >= bound);
+  }
+  CHECK(names == std::set<std::string>{"variopath", "fanout", "nccl", "spreadout", "deepep_pcie"});
+  check_error(f.sim("--gpus 'gpu01:0-2,gpu03:*' --workload uniform --schedulers fanout,fast"), 1,
+              "--schedulers fast: not on this subset: fast_schedule: every node needs the same number of GPUs "
+              "(gpu03 has 8, gpu01 has 3)");
+  check_error(f.with_demand("{\"gpus\": 32,\n \"entries\": []}", "--gpus 0-7"), 2,
+              f.dir.path() + "/D.json:1:10: \"gpus\" is 32, the subset has 8 GPUs\n"
+              "{\"gpus\": 32,\n"
+              "         ^");
+  check_error(f.sim("--gpus 0-7 --nodes gpu01 --workload uniform"), 1, "--gpus excludes --nodes (run 'vp-sim --help' for the options)");
+  check_error(f.sim("--gpus 0-40 --workload uniform"), 1, "--gpus '0-40': GPU 40, the catalog has 32");
 }
 
 TEST_CASE("vp-sim errors: where, what, why, and the exit code") {

@@ -1,5 +1,7 @@
 #include "baseline_common.hpp"
 
+#include "vp/sim/baselines.hpp"
+
 #include <fmt/format.h>
 
 #include <stdexcept>
@@ -17,7 +19,7 @@ Servers::Servers(const Topology& t, const char* who)
   }
   for (std::size_t n = 0; n < members_.size(); ++n) {
     if (members_[n].size() != members_[0].size())
-      throw std::invalid_argument(fmt::format("{}: every node needs the same number of GPUs ({} has {}, {} has {})", who,
+      throw UnevenNodes(fmt::format("{}: every node needs the same number of GPUs ({} has {}, {} has {})", who,
                                               t.nodes[n].name, members_[n].size(), t.nodes[0].name, members_[0].size()));
   }
 }

@@ -14,7 +14,7 @@ namespace vp::sim::detail {
 
 // GPUs by node: gpu_of(node, local) is a global GPU index. Every node must
 // hold the same number of GPUs: otherwise the constructor throws
-// std::invalid_argument(who + ": ...").
+// UnevenNodes(who + ": ...") (baselines.hpp).
 class Servers {
  public:
   Servers(const Topology& t, const char* who);

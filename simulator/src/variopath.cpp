@@ -85,12 +85,17 @@ Schedule plan_schedule(const Topology& t, const vpcat::Planner& planner, const v
 
 VarioPathRun variopath_schedule(const Topology& t, vpcat::Planner& planner, const Demand& demand,
                                 const VarioPathOptions& opts) {
-  demand.check_fits(t, "demand");
+  // The planner plans the whole cluster or a subset of it (its demands are
+  // then over the subset's ranks, mapped back by plan_schedule()).
+  if (planner.gpu_count() == t.gpus.size()) {
+    demand.check_fits(t, "demand");
+  } else if (demand.size() != planner.gpu_count()) {
+    throw InputError("demand", 0,
+                     fmt::format("the demand is {} x {} but the planner's subset has {} GPUs", demand.size(),
+                                 demand.size(), planner.gpu_count()));
+  }
   if (opts.timed_calls < 1)
     throw std::invalid_argument(fmt::format("variopath_schedule: timed_calls must be >= 1, got {}", opts.timed_calls));
-  if (planner.gpu_count() != t.gpus.size())
-    throw std::invalid_argument(fmt::format("variopath_schedule: the planner has {} GPUs, the topology {}",
-                                            planner.gpu_count(), t.gpus.size()));
   const std::vector<std::uint64_t> bytes = planner_demand(demand);
   const vpcat::Demand view = vpcat::Demand::dense(bytes.data(), demand.size());
   vpcat::Plan plan;

@@ -38,12 +38,17 @@ std::vector<std::string> parse_schedulers(const std::string& list) {
 }
 
 CaseResult compare(const Topology& t, vpcat::Planner& planner, const sim::Demand& demand,
-                   const std::vector<std::string>& schedulers, const CompareOptions& opts) {
-  demand.check_fits(t, "demand");
+                   const std::vector<std::string>& schedulers, const CompareOptions& opts,
+                   const sim::JobView* job) {
+  // The baselines schedule the job's communicator; the judge sees the cluster.
+  const Topology& view = job ? job->topology : t;
+  demand.check_fits(view, "demand");
+  const sim::Demand whole = job ? sim::cluster_demand(*job, demand, t.gpus.size()) : sim::Demand();
+  const sim::Demand& judged = job ? whole : demand;
   CaseResult out;
   out.total_bytes = demand.total();
-  out.bound = sim::lower_bound(t, demand, sim::BoundOptions{opts.sim.latency_us});
-  out.route_bound = sim::direct_route_bound(t, demand, sim::BoundOptions{opts.sim.latency_us});
+  out.bound = sim::lower_bound(t, judged, sim::BoundOptions{opts.sim.latency_us});
+  out.route_bound = sim::direct_route_bound(t, judged, sim::BoundOptions{opts.sim.latency_us});
   for (const std::string& name : schedulers) {
     SchedulerResult r;
     r.name = name;
@@ -58,20 +63,31 @@ CaseResult compare(const Topology& t, vpcat::Planner& planner, const sim::Demand
       schedule = std::move(run.schedule);
       r.planning_us = run.planning_us;
     } else {
-      if (name == "fanout") schedule = sim::fanout_schedule(t, demand);
-      else if (name == "spreadout") schedule = sim::spreadout_schedule(t, demand);
-      else if (name == "nccl") schedule = sim::nccl_schedule(t, demand, sim::NcclOptions{opts.nccl_peers});
-      else if (name == "fast") {
-        sim::FastOptions fo;
-        fo.alpha_us = opts.sim.latency_us;
-        schedule = sim::fast_schedule(t, demand, fo);
-      } else if (name == "deepep_nvlink_style")
-        schedule = sim::deepep_nvlink_style_schedule(t, demand, sim::DeepEpOptions{opts.deepep_chunks});
-      else if (name == "deepep_pcie") schedule = sim::deepep_pcie_schedule(t, demand);
-      else throw std::logic_error("compare: unknown scheduler " + name);
+      try {
+        if (name == "fanout") schedule = sim::fanout_schedule(view, demand);
+        else if (name == "spreadout") schedule = sim::spreadout_schedule(view, demand);
+        else if (name == "nccl") schedule = sim::nccl_schedule(view, demand, sim::NcclOptions{opts.nccl_peers});
+        else if (name == "fast") {
+          sim::FastOptions fo;
+          fo.alpha_us = opts.sim.latency_us;
+          schedule = sim::fast_schedule(view, demand, fo);
+        } else if (name == "deepep_nvlink_style")
+          schedule = sim::deepep_nvlink_style_schedule(view, demand, sim::DeepEpOptions{opts.deepep_chunks});
+        else if (name == "deepep_pcie") schedule = sim::deepep_pcie_schedule(view, demand);
+        else throw std::logic_error("compare: unknown scheduler " + name);
+      } catch (const sim::UnevenNodes& e) {
+        // A baseline's own precondition on the machine: only a job's view
+        // of the (uniform) cluster can miss it.
+        if (!job) throw;
+        if (!opts.skip_inapplicable)
+          throw UsageError(fmt::format("--schedulers {}: not on this subset: {}", name, e.what()));
+        out.skipped.emplace_back(name, e.what());
+        continue;
+      }
       r.planning_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+      if (job) schedule = sim::cluster_schedule(*job, schedule);
     }
-    const sim::ScheduleCheck check = sim::check_schedule(t, demand, schedule);
+    const sim::ScheduleCheck check = sim::check_schedule(t, judged, schedule);
     if (!check.ok) throw std::logic_error(fmt::format("{}: the schedule is wrong: {}", name, check.message));
     const sim::SimResult sim = sim::simulate(t, schedule, opts.sim);
     r.time_us = sim.time_us;

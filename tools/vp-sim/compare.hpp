@@ -6,9 +6,11 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "vp/sim/demand.hpp"
+#include "vp/sim/job_view.hpp"
 #include "vp/sim/lower_bound.hpp"
 #include "vp/sim/route_bound.hpp"
 #include "vp/sim/simulate.hpp"
@@ -37,6 +39,9 @@ struct CompareOptions {
   int plan_timed_calls = 5;      // VarioPath planning time: median of this many calls after a warm-up
   int deepep_chunks = 8;
   int nccl_peers = 8;            // NcclOptions::peers_in_flight
+  // A baseline the job's view cannot run is skipped (true: the schedulers
+  // were "all") or an error (false: it was asked for by name).
+  bool skip_inapplicable = false;
   // The scheduler whose schedule and simulation CaseResult keeps (vp-sim
   // --svg draws them); empty: none.
   std::string keep;
@@ -59,15 +64,26 @@ struct CaseResult {
   sim::LowerBound route_bound;  // direct_route_bound(): holds for fanout, nccl, spreadout only
   double total_bytes = 0.0;
   std::vector<SchedulerResult> results;  // in the order asked
+  // Baselines not run on a job's view, and why (CompareOptions::skip_inapplicable).
+  std::vector<std::pair<std::string, std::string>> skipped;
   // CompareOptions::keep's schedule and its simulation (empty otherwise).
   sim::Schedule kept_schedule;
   sim::SimResult kept_sim;
 };
 
+// With `job` (a subset of the cluster's GPUs; `planner` is over the same
+// subset), `demand` is over the job's ranks: the baselines schedule the
+// job's view (sim::JobView), and every schedule is checked, bounded and
+// simulated on the cluster `t` with the rest idle. A baseline that cannot
+// schedule the job's view (sim::UnevenNodes: its nodes hold different
+// numbers of GPUs) is listed in CaseResult::skipped when
+// opts.skip_inapplicable, else a vp::UsageError.
+//
 // Throws vp::InputError("demand", ...) for a demand that does not fit or
 // that the planner refuses; std::logic_error when a schedule fails
 // check_schedule (a bug in a scheduler), naming it and the violation.
 CaseResult compare(const Topology& t, vpcat::Planner& planner, const sim::Demand& demand,
-                   const std::vector<std::string>& schedulers, const CompareOptions& opts);
+                   const std::vector<std::string>& schedulers, const CompareOptions& opts,
+                   const sim::JobView* job = nullptr);
 
 }  // namespace vp::sim_cli

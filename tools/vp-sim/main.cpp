@@ -7,6 +7,7 @@
 //   vp-sim --catalog cluster.vpcat --demand D.json --schedulers all --json
 //   vp-sim --catalog cluster.vpcat --workload moe:zipf=1.2,hidden=4096
 //   vp-sim --catalog cluster.vpcat --workload uniform --svg timeline.svg --svg-scheduler fanout
+//   vp-sim --catalog cluster.vpcat --gpus 'gpu03:0-3,gpu07:*' --workload moe
 //
 // Exit codes (vp::ExitCode, vp::cli::run_main): 0 ok, 1 usage, 2 unreadable
 // or malformed input (catalog file, demand file, a demand the planner
@@ -17,6 +18,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "compare.hpp"
@@ -29,7 +31,9 @@
 #include "vp/cli/output.hpp"
 #include "vp/render/timeline_picture.hpp"
 #include "vp/cli/run_main.hpp"
+#include "vp/cli/subset_arg.hpp"
 #include "vp/sim/catalog_topology.hpp"
+#include "vp/sim/job_view.hpp"
 #include "vp/sim/variopath.hpp"
 #include "vpcat/mapped_file.hpp"
 #include "workload_spec.hpp"
@@ -38,13 +42,15 @@ namespace {
 
 struct Options {
   std::string catalog, demand, workload, schedulers = "all", model = "ideal", contention, svg, svg_scheduler;
+  std::string gpus, nodes;  // a subset (docs/subsets.md)
   bool json = false;
   vp::sim_cli::CompareOptions compare;
 };
 
 // The demand file as the simulator's Demand, its GPU count checked.
-vp::sim::Demand file_demand(const vp::cli::DemandFile& f, std::size_t gpus) {
-  if (f.gpus != gpus) throw f.error_at_gpus(fmt::format("\"gpus\" is {}, the catalog has {} GPUs", f.gpus, gpus));
+vp::sim::Demand file_demand(const vp::cli::DemandFile& f, std::size_t gpus, bool subset) {
+  if (f.gpus != gpus)
+    throw f.error_at_gpus(fmt::format("\"gpus\" is {}, the {} has {} GPUs", f.gpus, subset ? "subset" : "catalog", gpus));
   vp::sim::Demand d(gpus);
   if (f.dense) {
     for (std::size_t s = 0; s < gpus; ++s)
@@ -66,8 +72,22 @@ int run(Options o) {
   vp::cli::open_catalog_file(o.catalog, file);
   const vp::Topology topology = vp::sim::catalog_topology(vp::catalog::to_catalog(file.view()), o.catalog);
   vpcat::Planner planner;
-  if (vpcat::PlanStatus s = planner.init(file.view()); !s.ok()) throw vp::InputError(o.catalog, 0, s.message());
+  const bool subset = !o.gpus.empty() || !o.nodes.empty();
+  std::optional<vp::sim::JobView> job;
+  std::string gpu_list;
+  if (subset) {
+    vpcat::Subset s;
+    vp::cli::parse_subset(file.view(), o.gpus, o.nodes, s);
+    if (vpcat::PlanStatus st = planner.init(file.view(), s); !st.ok()) throw vp::InputError(o.catalog, 0, st.message());
+    std::vector<std::size_t> gpus;
+    for (std::uint32_t r = 0; r < s.gpu_count(); ++r) gpus.push_back(s.catalog_gpu(r));
+    job = vp::sim::job_view(topology, gpus);
+    gpu_list = vp::cli::subset_gpu_list(s);
+  } else if (vpcat::PlanStatus s = planner.init(file.view()); !s.ok()) {
+    throw vp::InputError(o.catalog, 0, s.message());
+  }
   const std::vector<std::string> schedulers = vp::sim_cli::parse_schedulers(o.schedulers);
+  o.compare.skip_inapplicable = o.schedulers == "all";
   if (!o.svg.empty()) {
     if (o.json && o.svg == "-") throw vp::UsageError("--json and --svg - cannot both write standard output");
     if (o.svg_scheduler.empty())
@@ -83,8 +103,10 @@ int run(Options o) {
 
   vp::sim_cli::RunInfo info;
   info.catalog = o.catalog;
-  info.gpus = topology.gpus.size();
-  info.nodes = topology.nodes.size();
+  info.gpus = job ? job->topology.gpus.size() : topology.gpus.size();
+  info.nodes = job ? job->topology.nodes.size() : topology.nodes.size();
+  if (job) info.gpu_map.assign(job->cluster_gpu.begin(), job->cluster_gpu.end());
+  info.gpu_list = gpu_list;
   info.latency_us = o.compare.sim.latency_us;
   info.completion_epsilon = o.compare.sim.completion_epsilon;
   info.model = o.model;
@@ -94,7 +116,7 @@ int run(Options o) {
   vp::cli::DemandFile demand_file;
   if (!o.demand.empty()) {
     demand_file = vp::cli::read_demand_file(o.demand);
-    demands.push_back(file_demand(demand_file, info.gpus));
+    demands.push_back(file_demand(demand_file, info.gpus, subset));
     info.demand_file = o.demand;
   } else {
     const vp::sim_cli::WorkloadSpec w = vp::sim_cli::parse_workload(o.workload);
@@ -105,12 +127,14 @@ int run(Options o) {
   for (const vp::sim::Demand& d : demands) {
     try {
       o.compare.keep = calls.empty() ? o.svg_scheduler : std::string();  // the picture draws the first call
-      calls.push_back(vp::sim_cli::compare(topology, planner, d, schedulers, o.compare));
+      calls.push_back(vp::sim_cli::compare(topology, planner, d, schedulers, o.compare, job ? &*job : nullptr));
     } catch (const vp::sim::PlanRefused& e) {
       if (o.demand.empty()) throw;
       throw demand_file.refusal(e.status());  // at the entry it names
     }
   }
+  for (const auto& [name, why] : calls.front().skipped)
+    fmt::print(stderr, "vp-sim: {} skipped on this subset: {}\n", name, why);
   if (!o.svg.empty()) {
     const vp::sim_cli::CaseResult& first = calls.front();
     const std::string svg = vp::render::timeline_svg(
@@ -145,6 +169,12 @@ int main(int argc, char** argv) {
       "moe[:zipf=S,hidden=H,experts=E,topk=K,tokens=T,elem=2,seed=1] | seqpar[:tokens=T,hidden=H,elem=2] | "
       "drift[:calls=50,hidden=H,experts=E,topk=K,tokens=T,elem=2,seed=1] (defaults: docs/simulator.md)");
   demand->excludes(workload);
+  auto* gpus = app.add_option("--gpus", o.gpus,
+                              "Simulate a job on these GPUs only (the rest of the cluster idle): catalog GPU indexes "
+                              "and ranges (0-7,16), NODE:A-B, NODE:* or NODE:BUS-ID, in rank order, a node's GPUs "
+                              "together; the demand is over the subset's ranks (docs/subsets.md)");
+  auto* nodes = app.add_option("--nodes", o.nodes, "Simulate a job on these whole nodes (a hostlist), in rank order");
+  gpus->excludes(nodes);
   app.add_option("--schedulers", o.schedulers,
                  "all (default), or a comma list of variopath, fanout, nccl, spreadout, fast, deepep_nvlink_style, "
                  "deepep_pcie");

@@ -107,6 +107,7 @@ ordered_json header(const RunInfo& info, std::size_t calls) {
   else j["workload"] = info.workload;
   j["gpus"] = info.gpus;
   j["nodes"] = info.nodes;
+  if (!info.gpu_map.empty()) j["gpu_map"] = info.gpu_map;
   j["latency_us"] = info.latency_us;
   j["completion_epsilon"] = info.completion_epsilon;
   j["model"] = info.model;
@@ -207,6 +208,8 @@ std::string report_text(const RunInfo& info, const std::vector<CaseResult>& call
                               info.demand_file.empty() ? "workload " + info.workload : "demand " + info.demand_file,
                               info.latency_us, info.model,
                               info.model == "contention" ? " (" + info.contention_file + ")" : std::string());
+  if (!info.gpu_map.empty())
+    s += fmt::format("subset: catalog GPUs {} (the rest of the cluster idle)\n", info.gpu_list);
   if (calls.size() == 1) {
     const CaseResult& c = calls.front();
     s += fmt::format("{:.0f} bytes; lower bound {:.1f} us ({})\n", c.total_bytes, c.bound.time_us,

@@ -3,6 +3,7 @@
 // results, or a sequence's (drift) totals, means, worst cases and every call.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,8 @@ struct RunInfo {
   std::string demand_file;  // or empty
   std::string workload;     // canonical spec, or empty
   std::size_t gpus = 0, nodes = 0;
+  std::vector<std::uint64_t> gpu_map;  // a subset's catalog GPU per rank; empty: the whole cluster
+  std::string gpu_list;                // the same as "0-7,16" (vp::cli::subset_gpu_list)
   double latency_us = 0.0, completion_epsilon = 0.0;
   std::string model = "ideal";  // "ideal" or "contention"
   std::string contention_file;  // --contention, with model "contention"

@@ -6,11 +6,12 @@
 //
 // All take the topology and a demand that fits it (InputError("demand", ...)
 // otherwise). FAST-like and DeepEP-like need a cluster whose nodes all have
-// the same number of GPUs (std::invalid_argument otherwise); on a demand
+// the same number of GPUs (UnevenNodes otherwise); on a demand
 // that stays inside nodes both are one step of direct intra-node transfers.
 // NCCL on nodes of different sizes uses its flat schedule, as NCCL does.
 #pragma once
 
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -19,6 +20,13 @@
 #include "vp/topology/topology.hpp"
 
 namespace vp::sim {
+
+// A baseline that needs every node to hold the same number of GPUs, on a
+// machine (or a job's view of one) whose nodes do not.
+class UnevenNodes : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
 
 // Fan-out: every transfer at once on its default route, one step, as Open
 // MPI's basic linear AlltoAllv posts it (src/fanout.cpp).

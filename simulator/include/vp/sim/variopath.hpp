@@ -61,8 +61,9 @@ struct VarioPathRun {
   double expected_us = 0.0;   // the planner's own expectation (Plan::expected_us)
 };
 
-// Plan `demand` with `planner` (initialised on the catalog of `t`) and
-// convert the plan. Throws InputError("demand", 0, reason) when the demand
+// Plan `demand` with `planner` (initialised on the catalog of `t`, whole or
+// over a subset: the demand is then over the subset's ranks) and convert
+// the plan onto t. Throws InputError("demand", 0, reason) when the demand
 // does not fit, PlanRefused when the planner refuses it, and
 // std::invalid_argument on bad options.
 VarioPathRun variopath_schedule(const Topology& t, vpcat::Planner& planner, const Demand& demand,

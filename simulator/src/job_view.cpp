@@ -1,0 +1,113 @@
+#include "vp/sim/job_view.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace vp::sim {
+
+JobView job_view(const Topology& cluster, const std::vector<std::size_t>& gpus) {
+  if (gpus.empty()) throw std::invalid_argument("job_view: no GPU");
+  const std::size_t nodes = cluster.nodes.size();
+  std::vector<std::int32_t> node_of(nodes, -1);      // cluster node -> job node
+  std::vector<std::int32_t> rank_in_node(cluster.components.size(), -1);
+  std::vector<NodeInfo> job_nodes;
+  std::int32_t last = -1;
+  for (std::size_t r = 0; r < gpus.size(); ++r) {
+    if (gpus[r] >= cluster.gpus.size())
+      throw std::invalid_argument(fmt::format("job_view: GPU {} is not in the cluster ({} GPUs)", gpus[r],
+                                              cluster.gpus.size()));
+    const Component& g = cluster.components[cluster.gpus[gpus[r]]];
+    if (rank_in_node[g.id] >= 0) throw std::invalid_argument(fmt::format("job_view: GPU {} is listed twice", gpus[r]));
+    const auto n = static_cast<std::size_t>(g.node);
+    if (node_of[n] < 0) {
+      node_of[n] = static_cast<std::int32_t>(job_nodes.size());
+      job_nodes.push_back(cluster.nodes[n]);
+    } else if (node_of[n] != last) {
+      throw std::invalid_argument(
+          fmt::format("job_view: node {} is listed twice (give its GPUs together)", cluster.nodes[n].name));
+    }
+    last = node_of[n];
+    rank_in_node[g.id] = 0;
+  }
+  // Local indexes of the held GPUs: their order in the job.
+  std::vector<std::int32_t> next(job_nodes.size(), 0);
+  for (std::size_t r = 0; r < gpus.size(); ++r) {
+    const Component& g = cluster.components[cluster.gpus[gpus[r]]];
+    rank_in_node[g.id] = next[static_cast<std::size_t>(node_of[static_cast<std::size_t>(g.node)])]++;
+  }
+
+  JobView v;
+  Topology& t = v.topology;
+  t.fabric = cluster.fabric;
+  t.defaults = cluster.defaults;
+  t.warnings = cluster.warnings;
+  t.nodes = job_nodes;
+  std::vector<ComponentId> new_id(cluster.components.size(), kNone);
+  auto kept = [&](const Component& c) {
+    if (c.node < 0) return true;  // a fabric switch
+    if (node_of[static_cast<std::size_t>(c.node)] < 0) return false;
+    return c.kind != ComponentKind::gpu || rank_in_node[c.id] >= 0;
+  };
+  // Job nodes in rank order, then the fabric: components keep their
+  // relative order within a node.
+  auto add = [&](const Component& c) {
+    Component copy = c;
+    copy.id = static_cast<ComponentId>(t.components.size());
+    if (c.node >= 0) copy.node = node_of[static_cast<std::size_t>(c.node)];
+    if (c.kind == ComponentKind::gpu) copy.local_index = rank_in_node[c.id];
+    new_id[c.id] = copy.id;
+    v.cluster_component.push_back(c.id);
+    t.components.push_back(std::move(copy));
+  };
+  for (std::size_t jn = 0; jn < job_nodes.size(); ++jn)
+    for (const Component& c : cluster.components)
+      if (c.node >= 0 && node_of[static_cast<std::size_t>(c.node)] == static_cast<std::int32_t>(jn) && kept(c)) add(c);
+  for (const Component& c : cluster.components)
+    if (c.node < 0) add(c);
+  for (Component& c : t.components)
+    if (c.parent != kNone) c.parent = new_id[c.parent];
+  std::vector<LinkId> new_link(cluster.links.size(), kNone);
+  for (const Link& l : cluster.links) {
+    if (new_id[l.src] == kNone || new_id[l.dst] == kNone) continue;
+    new_link[l.id] = static_cast<LinkId>(t.links.size());
+    Link copy = l;
+    copy.id = new_link[l.id], copy.src = new_id[l.src], copy.dst = new_id[l.dst];
+    v.cluster_link.push_back(l.id);
+    t.links.push_back(std::move(copy));
+  }
+  for (Link& l : t.links) l.reverse = new_link[l.reverse];
+  finalize(t, "the job's view of the cluster");
+  for (std::size_t r = 0; r < gpus.size(); ++r) {
+    if (v.cluster_component[t.gpus[r]] != cluster.gpus[gpus[r]])
+      throw std::logic_error(fmt::format("job_view: rank {} is not GPU {}", r, gpus[r]));
+  }
+  v.cluster_gpu = gpus;
+  return v;
+}
+
+Demand cluster_demand(const JobView& job, const Demand& demand, std::size_t cluster_gpus) {
+  if (demand.size() != job.cluster_gpu.size())
+    throw std::invalid_argument(fmt::format("cluster_demand: the demand has {} GPUs, the job {}", demand.size(),
+                                            job.cluster_gpu.size()));
+  Demand out(cluster_gpus);
+  for (std::size_t s = 0; s < demand.size(); ++s)
+    for (std::size_t d = 0; d < demand.size(); ++d)
+      if (s != d && demand.at(s, d) > 0) out.set(job.cluster_gpu[s], job.cluster_gpu[d], demand.at(s, d));
+  return out;
+}
+
+Schedule cluster_schedule(const JobView& job, const Schedule& schedule) {
+  Schedule out = schedule;
+  for (Step& step : out.steps) {
+    for (Flow& f : step.flows) {
+      f.src = job.cluster_component.at(f.src), f.dst = job.cluster_component.at(f.dst);
+      f.origin = job.cluster_component.at(f.origin), f.final = job.cluster_component.at(f.final);
+      for (LinkId& l : f.route.links) l = job.cluster_link.at(l);
+      for (ComponentId& c : f.route.forwarders) c = job.cluster_component.at(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace vp::sim
