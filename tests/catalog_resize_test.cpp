@@ -89,6 +89,36 @@ TEST_CASE("resize: from one node onto a fabric, and from one fabric to another")
                                    "--input " + shell_quote(kPcie) + " --nodes 4 --fabric leaf_spine --leaf-size 3");
   check_same_but_provenance(resize(dir, rail, "leaf.vpcat", "--nodes 'node[0-3]' --fabric leaf_spine --leaf-size 3"),
                             leaf);
+  // And back to one node alone.
+  check_same_but_provenance(resize(dir, rail, "alone.vpcat", "--nodes node0 --fabric none"), one);
+}
+
+TEST_CASE("resize: a catalog resize cannot read as vp-analyze wrote it is invalid (exit 3)") {
+  vp::test::TempDir dir;
+  const std::string two = analyze(dir, "two.vpcat", "--input " + shell_quote(kPcie) + " --nodes 2 --fabric rail");
+  // Two node types of one name: resize names node types by name.
+  vp::catalog::Catalog c = read(two);
+  c.node_types.push_back(c.node_types[0]);
+  c.node_groups.push_back(vp::catalog::NodeGroup{1, 1, "other"});
+  c.fabric.spine_uplink_gbps.assign(c.fabric.switches, c.fabric.spine_uplink_gbps[0]);
+  const std::vector<std::uint8_t> bytes = vp::catalog::write_catalog(c);
+  const std::string twice = dir.write("twice.vpcat", std::string(bytes.begin(), bytes.end()));
+  RunResult r = sh(kCatalog, "resize " + shell_quote(twice) + " --nodes node0 --out " + shell_quote(dir.path() + "/x.vpcat"));
+  CHECK(r.exit_code == 3);
+  CHECK(r.err == "vp-catalog: error: " + twice + ": two node types are named \"pcie-gen4-2s4sw8g\": resize names node "
+                 "types by name\n");
+  // A spine uplink that is not what the nodes' NICs give.
+  c = read(two);
+  c.fabric.spine_uplink_gbps[0] *= 2;
+  const std::vector<std::uint8_t> doubled = vp::catalog::write_catalog(c);
+  const std::string odd = dir.write("odd.vpcat", std::string(doubled.begin(), doubled.end()));
+  r = sh(kCatalog, "resize " + shell_quote(odd) + " --nodes 'node[0-3]' --out " + shell_quote(dir.path() + "/x.vpcat"));
+  CHECK(r.exit_code == 3);
+  CHECK(r.err.find("the fabric was not composed as vp-analyze composes one") != std::string::npos);
+  // A malformed host list is a usage error.
+  r = sh(kCatalog, "resize " + shell_quote(two) + " --nodes 'node[3-1]' --out " + shell_quote(dir.path() + "/x.vpcat"));
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.rfind("vp-catalog: error: --nodes node[3-1]: ", 0) == 0);
 }
 
 TEST_CASE("resize: a NIC without GPUDirect RDMA: its port rate recovered from the catalog's uplinks, else refused") {

@@ -180,6 +180,11 @@ TEST_CASE("vp-sim --gpus: partial nodes, the baselines that need even nodes skip
     CHECK(res["time_us"].get<double>() >= bound);
   }
   CHECK(names == std::set<std::string>{"variopath", "fanout", "nccl", "spreadout", "deepep_pcie"});
+  CHECK(j["skipped"].size() == 2);
+  CHECK(j["skipped"]["fast"].get<std::string>().find("every node needs the same number of GPUs") != std::string::npos);
+  check_error(f.sim("--gpus 'gpu01:0-2,gpu03:*' --workload uniform --svg x.svg --svg-scheduler fast"), 1,
+              "--svg-scheduler fast: skipped on this subset (fast_schedule: every node needs the same number of GPUs "
+              "(gpu03 has 8, gpu01 has 3))");
   check_error(f.sim("--gpus 'gpu01:0-2,gpu03:*' --workload uniform --schedulers fanout,fast"), 1,
               "--schedulers fast: not on this subset: fast_schedule: every node needs the same number of GPUs "
               "(gpu03 has 8, gpu01 has 3)");

@@ -60,9 +60,11 @@ JobView job_view(const Topology& cluster, const std::vector<std::size_t>& gpus) 
     v.cluster_component.push_back(c.id);
     t.components.push_back(std::move(copy));
   };
-  for (std::size_t jn = 0; jn < job_nodes.size(); ++jn)
-    for (const Component& c : cluster.components)
-      if (c.node >= 0 && node_of[static_cast<std::size_t>(c.node)] == static_cast<std::int32_t>(jn) && kept(c)) add(c);
+  std::vector<std::vector<ComponentId>> by_job_node(job_nodes.size());
+  for (const Component& c : cluster.components)
+    if (c.node >= 0 && kept(c)) by_job_node[static_cast<std::size_t>(node_of[static_cast<std::size_t>(c.node)])].push_back(c.id);
+  for (const std::vector<ComponentId>& ids : by_job_node)
+    for (ComponentId id : ids) add(cluster.components[id]);
   for (const Component& c : cluster.components)
     if (c.node < 0) add(c);
   for (Component& c : t.components)
@@ -83,28 +85,27 @@ JobView job_view(const Topology& cluster, const std::vector<std::size_t>& gpus) 
       throw std::logic_error(fmt::format("job_view: rank {} is not GPU {}", r, gpus[r]));
   }
   v.cluster_gpu = gpus;
+  v.view_component = std::move(new_id);
+  v.view_link = std::move(new_link);
   return v;
 }
 
-Demand cluster_demand(const JobView& job, const Demand& demand, std::size_t cluster_gpus) {
-  if (demand.size() != job.cluster_gpu.size())
-    throw std::invalid_argument(fmt::format("cluster_demand: the demand has {} GPUs, the job {}", demand.size(),
-                                            job.cluster_gpu.size()));
-  Demand out(cluster_gpus);
-  for (std::size_t s = 0; s < demand.size(); ++s)
-    for (std::size_t d = 0; d < demand.size(); ++d)
-      if (s != d && demand.at(s, d) > 0) out.set(job.cluster_gpu[s], job.cluster_gpu[d], demand.at(s, d));
-  return out;
-}
-
-Schedule cluster_schedule(const JobView& job, const Schedule& schedule) {
-  Schedule out = schedule;
+Schedule view_schedule(const JobView& job, const Schedule& on_cluster) {
+  auto component = [&](ComponentId c) {
+    const ComponentId v = c < job.view_component.size() ? job.view_component[c] : kNone;
+    if (v == kNone) throw std::invalid_argument(fmt::format("view_schedule: component {} is not in the job's view", c));
+    return v;
+  };
+  Schedule out = on_cluster;
   for (Step& step : out.steps) {
     for (Flow& f : step.flows) {
-      f.src = job.cluster_component.at(f.src), f.dst = job.cluster_component.at(f.dst);
-      f.origin = job.cluster_component.at(f.origin), f.final = job.cluster_component.at(f.final);
-      for (LinkId& l : f.route.links) l = job.cluster_link.at(l);
-      for (ComponentId& c : f.route.forwarders) c = job.cluster_component.at(c);
+      f.src = component(f.src), f.dst = component(f.dst), f.origin = component(f.origin), f.final = component(f.final);
+      for (ComponentId& c : f.route.forwarders) c = component(c);
+      for (LinkId& l : f.route.links) {
+        const LinkId v = l < job.view_link.size() ? job.view_link[l] : kNone;
+        if (v == kNone) throw std::invalid_argument(fmt::format("view_schedule: link {} is not in the job's view", l));
+        l = v;
+      }
     }
   }
   return out;

@@ -14,6 +14,7 @@
 #include "commands.hpp"
 #include "vp/analysis/resize.hpp"
 #include "vp/base/errors.hpp"
+#include "vp/catalog/errors.hpp"
 #include "vp/catalog/json_mirror.hpp"
 #include "vp/catalog/writer.hpp"
 #include "vp/cli/catalog_file.hpp"
@@ -40,7 +41,13 @@ std::vector<NodeInfo> requested_nodes(const catalog::Catalog& c, const std::vect
     const std::string type = eq == std::string::npos ? std::string() : spec.substr(0, eq);
     const std::string hosts = eq == std::string::npos ? spec : spec.substr(eq + 1);
     if (eq != std::string::npos && type.empty()) throw UsageError(fmt::format("--nodes {}: no node type before '='", spec));
-    for (std::string& name : expand_hostlist(hosts, "--nodes " + spec)) {
+    std::vector<std::string> names;
+    try {
+      names = expand_hostlist(hosts, "--nodes " + spec);
+    } catch (const InputError& e) {  // a command-line value: a usage error
+      throw UsageError(fmt::format("--nodes {}: {}", spec, e.reason()));
+    }
+    for (std::string& name : names) {
       std::string t = type;
       if (t.empty()) {
         if (auto it = known.find(name); it != known.end()) {
@@ -66,11 +73,12 @@ std::optional<FabricInfo> requested_fabric(const ResizeOptions& o, const catalog
     return std::nullopt;
   }
   FabricInfo f;
-  f.kind = o.fabric == "single_switch" ? FabricKind::single_switch
-           : o.fabric == "rail"        ? FabricKind::rail
-                                       : FabricKind::leaf_spine;
+  f.kind = o.fabric == "none"            ? FabricKind::none
+           : o.fabric == "single_switch" ? FabricKind::single_switch
+           : o.fabric == "rail"          ? FabricKind::rail
+                                         : FabricKind::leaf_spine;
   if (o.leaf_size && f.kind != FabricKind::leaf_spine) throw UsageError("--leaf-size applies only to --fabric leaf_spine");
-  if (o.oversubscription && f.kind == FabricKind::single_switch)
+  if (o.oversubscription && (f.kind == FabricKind::single_switch || f.kind == FabricKind::none))
     throw UsageError("--oversubscription applies only to --fabric rail and leaf_spine");
   const bool same_kind = static_cast<FabricKind>(c.fabric.kind) == f.kind;
   f.leaf_size = f.kind != FabricKind::leaf_spine ? 0
@@ -88,7 +96,12 @@ int run(const ResizeOptions& o) {
   const vp::cli::LoadedCatalog l = vp::cli::load_catalog(o.file);
   const auto start = std::chrono::steady_clock::now();
   ResizeRequest request{requested_nodes(l.catalog, o.nodes), requested_fabric(o, l.catalog)};
-  const catalog::Catalog cat = resize_catalog(l.catalog, request);
+  catalog::Catalog cat;
+  try {
+    cat = resize_catalog(l.catalog, request);
+  } catch (const ResizeSourceError& e) {
+    throw catalog::CatalogError(catalog::CatalogError::Kind::invalid, o.file + ": " + e.what());
+  }
   const std::vector<std::uint8_t> bytes = catalog::write_catalog(cat);
   const double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   std::vector<catalog::OutputFile> outputs{{o.out, bytes.data(), bytes.size()}};
@@ -125,8 +138,9 @@ Runner setup_resize(CLI::App& app) {
       ->required();
   cmd->add_option("-o,--out", o->out, "Write the catalog here (.vpcat), atomically; - for standard output")->required();
   cmd->add_option("--json-out", o->json_out, "Also write its JSON mirror here (- for standard output)");
-  cmd->add_option("--fabric", o->fabric, "A fabric other than the catalog's: single_switch, rail or leaf_spine")
-      ->check(CLI::IsMember({"single_switch", "rail", "leaf_spine"}));
+  cmd->add_option("--fabric", o->fabric,
+                  "A fabric other than the catalog's: single_switch, rail or leaf_spine (none: one node alone)")
+      ->check(CLI::IsMember({"none", "single_switch", "rail", "leaf_spine"}));
   cmd->add_option("--leaf-size", o->leaf_size, "leaf_spine: nodes per leaf (default: the catalog's, else 8)")
       ->check(CLI::Range(1u, 1000000u));
   cmd->add_option("--oversubscription", o->oversubscription,

@@ -27,6 +27,7 @@
 #include "vp/cli/output.hpp"
 #include "vp/cli/subset_arg.hpp"
 #include "vp/sim/catalog_topology.hpp"
+#include "vp/sim/job_view.hpp"
 #include "vp/sim/lower_bound.hpp"
 #include "vp/sim/simulate.hpp"
 #include "vp/sim/variopath.hpp"
@@ -100,16 +101,21 @@ Placement score(const ScoreOptions& o, const vpcat::CatalogView& view, const Top
     if (file) throw file->refusal(s);
     throw InputError("--workload", 0, s.message());
   }
-  sim::Demand whole(topo.gpus.size());
+  // Judged on the job's view of the cluster (the rest idle changes no time).
+  std::vector<std::size_t> held;
+  for (std::uint32_t r = 0; r < n; ++r) held.push_back(subset.catalog_gpu(r));
+  const sim::JobView job = sim::job_view(topo, held);
+  sim::Demand ranks(n);
   for (std::uint32_t s = 0; s < n; ++s)
     for (std::uint32_t t = 0; t < n; ++t)
-      if (s != t) whole.set(subset.catalog_gpu(s), subset.catalog_gpu(t), static_cast<double>(d[std::size_t{s} * n + t]));
+      if (s != t) ranks.set(s, t, static_cast<double>(d[std::size_t{s} * n + t]));
   sim::BoundOptions bo;
   bo.latency_us = o.latency_us;
-  const sim::LowerBound bound = sim::lower_bound(topo, whole, bo);
+  const sim::LowerBound bound = sim::lower_bound(job.topology, ranks, bo);
   sim::SimOptions so;
   so.latency_us = o.latency_us;
-  const sim::SimResult run = sim::simulate(topo, sim::plan_schedule(topo, planner, plan), so);
+  const sim::SimResult run =
+      sim::simulate(job.topology, sim::view_schedule(job, sim::plan_schedule(topo, planner, plan)), so);
   Placement p;
   p.text = gpus.empty() ? nodes : gpus;
   p.gpus = cli::subset_gpu_list(subset);

@@ -40,15 +40,14 @@ std::vector<std::string> parse_schedulers(const std::string& list) {
 CaseResult compare(const Topology& t, vpcat::Planner& planner, const sim::Demand& demand,
                    const std::vector<std::string>& schedulers, const CompareOptions& opts,
                    const sim::JobView* job) {
-  // The baselines schedule the job's communicator; the judge sees the cluster.
+  // A job is judged on its view of the cluster (the rest idle changes no
+  // time); VarioPath's plan, in the cluster's ids, is carried into it.
   const Topology& view = job ? job->topology : t;
   demand.check_fits(view, "demand");
-  const sim::Demand whole = job ? sim::cluster_demand(*job, demand, t.gpus.size()) : sim::Demand();
-  const sim::Demand& judged = job ? whole : demand;
   CaseResult out;
   out.total_bytes = demand.total();
-  out.bound = sim::lower_bound(t, judged, sim::BoundOptions{opts.sim.latency_us});
-  out.route_bound = sim::direct_route_bound(t, judged, sim::BoundOptions{opts.sim.latency_us});
+  out.bound = sim::lower_bound(view, demand, sim::BoundOptions{opts.sim.latency_us});
+  out.route_bound = sim::direct_route_bound(view, demand, sim::BoundOptions{opts.sim.latency_us});
   for (const std::string& name : schedulers) {
     SchedulerResult r;
     r.name = name;
@@ -60,7 +59,7 @@ CaseResult compare(const Topology& t, vpcat::Planner& planner, const sim::Demand
       vo.plan.latency_us = opts.sim.latency_us;
       vo.timed_calls = opts.plan_timed_calls;
       sim::VarioPathRun run = sim::variopath_schedule(t, planner, demand, vo);
-      schedule = std::move(run.schedule);
+      schedule = job ? sim::view_schedule(*job, run.schedule) : std::move(run.schedule);
       r.planning_us = run.planning_us;
     } else {
       try {
@@ -85,11 +84,10 @@ CaseResult compare(const Topology& t, vpcat::Planner& planner, const sim::Demand
         continue;
       }
       r.planning_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
-      if (job) schedule = sim::cluster_schedule(*job, schedule);
     }
-    const sim::ScheduleCheck check = sim::check_schedule(t, judged, schedule);
+    const sim::ScheduleCheck check = sim::check_schedule(view, demand, schedule);
     if (!check.ok) throw std::logic_error(fmt::format("{}: the schedule is wrong: {}", name, check.message));
-    const sim::SimResult sim = sim::simulate(t, schedule, opts.sim);
+    const sim::SimResult sim = sim::simulate(view, schedule, opts.sim);
     r.time_us = sim.time_us;
     r.unsettled_events = sim.unsettled_events;
     r.ratio_to_bound = out.bound.time_us > 0 ? sim.time_us / out.bound.time_us : 0.0;

@@ -73,8 +73,9 @@ struct CaseResult {
 
 // With `job` (a subset of the cluster's GPUs; `planner` is over the same
 // subset), `demand` is over the job's ranks: the baselines schedule the
-// job's view (sim::JobView), and every schedule is checked, bounded and
-// simulated on the cluster `t` with the rest idle. A baseline that cannot
+// job's view (sim::JobView), VarioPath's plan is carried into it, and every
+// schedule is checked, bounded and simulated there (the rest of the
+// cluster idle: the same times as on the cluster). A baseline that cannot
 // schedule the job's view (sim::UnevenNodes: its nodes hold different
 // numbers of GPUs) is listed in CaseResult::skipped when
 // opts.skip_inapplicable, else a vp::UsageError.

@@ -133,12 +133,15 @@ int run(Options o) {
       throw demand_file.refusal(e.status());  // at the entry it names
     }
   }
-  for (const auto& [name, why] : calls.front().skipped)
+  for (const auto& [name, why] : calls.front().skipped) {
+    if (name == o.svg_scheduler)
+      throw vp::UsageError(fmt::format("--svg-scheduler {}: skipped on this subset ({})", name, why));
     fmt::print(stderr, "vp-sim: {} skipped on this subset: {}\n", name, why);
+  }
   if (!o.svg.empty()) {
     const vp::sim_cli::CaseResult& first = calls.front();
     const std::string svg = vp::render::timeline_svg(
-        topology, first.kept_schedule, first.kept_sim, first.bound,
+        job ? job->topology : topology, first.kept_schedule, first.kept_sim, first.bound,
         fmt::format("vp-sim: {} on {}, {}{}", o.svg_scheduler, o.catalog,
                     o.demand.empty() ? "workload " + info.workload : o.demand,
                     calls.size() > 1 ? fmt::format(" (call 0 of {})", calls.size()) : std::string()));

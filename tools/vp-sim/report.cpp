@@ -159,6 +159,12 @@ constexpr const char* kRouteBoundFor = "direct default routes: the schedulers wi
 
 std::string report_json(const RunInfo& info, const std::vector<CaseResult>& calls) {
   ordered_json j = header(info, calls.size());
+  // The baselines a job's view could not run (the same in every call).
+  if (!calls.empty() && !calls.front().skipped.empty()) {
+    ordered_json skipped = ordered_json::object();
+    for (const auto& [name, why] : calls.front().skipped) skipped[name] = why;
+    j["skipped"] = skipped;
+  }
   if (calls.size() == 1) {
     const ordered_json one = case_json(calls.front());
     for (const auto& [key, value] : one.items()) j[key] = value;

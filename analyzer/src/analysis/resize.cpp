@@ -22,6 +22,9 @@ namespace {
 // for one without (its port counts toward a switch's uplink, but its
 // nic_gbps is 0: it carries no GPU traffic). Unknown ports are taken to
 // share one rate per node type and NIC model.
+// Doubles tried on each side of a recovered rate's estimate.
+constexpr int kUlpWindow = 64;
+
 struct Port {
   double gbps = 0.0;
   int unknown = -1;  // index into Unknowns, or -1 when gbps is known
@@ -32,6 +35,9 @@ struct Unknown {
   std::string model;
   bool resolved = false;
   double gbps = 0.0;
+  // Every double near the estimate that sums to the uplink it was recovered
+  // from: several may, and the new uplinks must not depend on which.
+  std::vector<double> candidates;
 };
 
 class Ports {
@@ -118,9 +124,9 @@ void recover_unknowns(const catalog::Catalog& source, const std::vector<std::uin
   if (!source.fabric.spine) return;
   const std::vector<std::vector<Port>> switches = switch_ports(node_types, fabric, ports);
   if (switches.size() != source.fabric.spine_uplink_gbps.size())
-    throw UsageError(fmt::format("the catalog's fabric has {} switches below its spine where its nodes and fabric kind "
-                                 "give {}: it was not composed as vp-analyze composes a fabric",
-                                 source.fabric.spine_uplink_gbps.size(), switches.size()));
+    throw ResizeSourceError(fmt::format("the catalog's fabric has {} switches below its spine where its nodes and "
+                                        "fabric kind give {}: it was not composed as vp-analyze composes a fabric",
+                                        source.fabric.spine_uplink_gbps.size(), switches.size()));
   std::vector<Unknown>& u = ports.unknowns();
   const double over = fabric.oversubscription;
   for (bool progress = true; progress;) {
@@ -143,31 +149,76 @@ void recover_unknowns(const catalog::Catalog& source, const std::vector<std::uin
       const double estimate = (stored * over - known) / static_cast<double>(count);
       if (!(std::isfinite(estimate) && estimate > 0)) continue;
       // The estimate is within a few units in the last place of the rate
-      // expand_cluster() summed; look for the one that sums to the uplink.
-      double below = estimate, above = estimate;
-      for (int step = 0; step < 64 && !x.resolved; ++step) {
+      // expand_cluster() summed; keep every double near it that sums to the
+      // uplink, nearest first.
+      double below = estimate, above = std::nextafter(estimate, HUGE_VAL);
+      for (int step = 0; step < kUlpWindow; ++step) {
         for (double candidate : {below, above}) {
           x.gbps = candidate;
-          if (uplink_gbps(switches[k], u, over) == stored) {
-            x.resolved = true;
-            break;
-          }
+          if (uplink_gbps(switches[k], u, over) == stored) x.candidates.push_back(candidate);
         }
         below = std::nextafter(below, 0.0), above = std::nextafter(above, HUGE_VAL);
       }
-      if (x.resolved) progress = true;
+      if (!x.candidates.empty()) {
+        x.resolved = true;
+        x.gbps = x.candidates.front();
+        progress = true;
+      }
     }
   }
+  auto complete = [&](const std::vector<Port>& down) {
+    return std::none_of(down.begin(), down.end(), [&](const Port& p) {
+      return p.unknown >= 0 && !u[static_cast<std::size_t>(p.unknown)].resolved;
+    });
+  };
+  // Candidates that some other uplink of the source rules out go.
+  for (Unknown& x : u) {
+    const double chosen = x.gbps;
+    std::vector<double> kept;
+    for (double candidate : x.candidates) {
+      x.gbps = candidate;
+      bool fits = true;
+      for (std::size_t k = 0; k < switches.size() && fits; ++k)
+        fits = !complete(switches[k]) || uplink_gbps(switches[k], u, over) == source.fabric.spine_uplink_gbps[k];
+      if (fits) kept.push_back(candidate);
+    }
+    x.gbps = chosen;
+    if (!kept.empty()) x.candidates = std::move(kept), x.gbps = x.candidates.front();
+  }
   for (std::size_t k = 0; k < switches.size(); ++k) {
-    if (std::any_of(switches[k].begin(), switches[k].end(),
-                    [&](const Port& p) { return p.unknown >= 0 && !u[static_cast<std::size_t>(p.unknown)].resolved; }))
-      continue;
+    if (!complete(switches[k])) continue;
     const double got = uplink_gbps(switches[k], u, over);
     if (got != source.fabric.spine_uplink_gbps[k])
-      throw UsageError(fmt::format("the catalog's spine uplink of switch {} is {:.17g} GB/s, but its nodes' NIC ports "
-                                   "over the oversubscription {:g} give {:.17g} GB/s: the fabric was not composed as "
-                                   "vp-analyze composes one",
-                                   k, source.fabric.spine_uplink_gbps[k], over, got));
+      throw ResizeSourceError(fmt::format(
+          "the catalog's spine uplink of switch {} is {:.17g} GB/s, but its nodes' NIC ports over the "
+          "oversubscription {:g} give {:.17g} GB/s: the fabric was not composed as vp-analyze composes one{}",
+          k, source.fabric.spine_uplink_gbps[k], over, got,
+          u.empty() ? "" : ", or NICs of one model without GPUDirect RDMA differ in rate within a node type"));
+  }
+}
+
+// A rate recovered with several candidates: every candidate must give the
+// new uplinks the same bits (a different one would be a guess).
+void check_unambiguous(const catalog::Catalog& source, const std::vector<std::vector<Port>>& switches, Ports& ports,
+                       double oversubscription, const std::vector<double>& uplinks) {
+  std::vector<Unknown>& u = ports.unknowns();
+  for (Unknown& x : u) {
+    if (x.candidates.size() <= 1) continue;
+    const double chosen = x.gbps;
+    for (double candidate : x.candidates) {
+      x.gbps = candidate;
+      for (std::size_t k = 0; k < switches.size(); ++k) {
+        if (uplink_gbps(switches[k], u, oversubscription) == uplinks[k]) continue;
+        x.gbps = chosen;
+        throw UsageError(fmt::format(
+            "node type {}: its {} NICs have no GPUDirect RDMA, so the catalog does not record their port rate, which "
+            "counts toward the new fabric's spine uplinks; the catalog's uplinks leave it uncertain in its last "
+            "bits ({:.17g} or {:.17g} GB/s), and the new uplink of switch {} depends on which (analyse the new "
+            "cluster with vp-analyze)",
+            source.node_types[x.type].name, x.model.empty() ? "unnamed" : x.model, chosen, candidate, k));
+      }
+    }
+    x.gbps = chosen;
   }
 }
 
@@ -196,7 +247,10 @@ void check_request(const catalog::Catalog& source, const std::vector<NodeInfo>& 
                    std::vector<std::uint32_t>& node_types) {
   if (nodes.empty()) throw UsageError("no nodes: a catalog needs at least one");
   std::map<std::string, std::uint32_t> type_index;
-  for (std::uint32_t t = 0; t < source.node_types.size(); ++t) type_index.emplace(source.node_types[t].name, t);
+  for (std::uint32_t t = 0; t < source.node_types.size(); ++t)
+    if (!type_index.emplace(source.node_types[t].name, t).second)
+      throw ResizeSourceError(fmt::format("two node types are named \"{}\": resize names node types by name",
+                                          source.node_types[t].name));
   std::set<std::string> names;
   std::uint64_t components = 0;
   for (const NodeInfo& n : nodes) {
@@ -207,24 +261,39 @@ void check_request(const catalog::Catalog& source, const std::vector<NodeInfo>& 
     node_types.push_back(t->second);
     components += source.node_types[t->second].components.size();
   }
-  if (std::string why = cluster_size_violation(nodes.size(), components); !why.empty()) throw UsageError(why);
+  const AnalysisLimits& limits = analysis_limits();
+  if (nodes.size() > limits.max_nodes || components > limits.max_components)
+    throw UsageError(fmt::format("{} nodes of {} components in all: above what vp-analyze accepts by default ({} "
+                                 "nodes, {} components; vp-analyze --max-nodes, --max-components)",
+                                 nodes.size(), components, limits.max_nodes, limits.max_components));
   if (nodes.size() > 1 && fabric.kind == FabricKind::none)
     throw UsageError(fmt::format("a cluster of {} nodes needs a fabric and the catalog has none (it describes one "
                                  "node): give --fabric single_switch, rail or leaf_spine",
                                  nodes.size()));
   if (fabric.kind == FabricKind::leaf_spine && fabric.leaf_size == 0)
     throw UsageError("a leaf_spine fabric needs a leaf size of at least 1 (--leaf-size)");
-  if (!(std::isfinite(fabric.oversubscription) && fabric.oversubscription >= 1 && fabric.oversubscription <= 1000))
-    throw UsageError(fmt::format("oversubscription must be a number from 1 to 1000, got {}", fabric.oversubscription));
+  if (!(std::isfinite(fabric.oversubscription) && fabric.oversubscription > 0))
+    throw UsageError(fmt::format("oversubscription must be a positive number, got {}", fabric.oversubscription));
   if (nodes.size() <= 1) return;
   for (std::uint32_t t : std::set<std::uint32_t>(node_types.begin(), node_types.end())) {
     const catalog::NodeType& nt = source.node_types[t];
-    if (std::any_of(nt.components.begin(), nt.components.end(),
-                    [](const catalog::Component& c) { return c.kind == catalog::Kind::nic && c.nic_gbps > 0; }))
-      continue;
-    throw UsageError(fmt::format("node type {} has no NIC that carries GPU traffic (none with GPUDirect RDMA): a "
-                                 "catalog of {} nodes could not move a byte between nodes",
-                                 nt.name, nodes.size()));
+    bool carries = false;
+    for (const catalog::Component& c : nt.components) {
+      if (c.kind != catalog::Kind::nic || !c.gpudirect) continue;
+      // A one-node catalog may hold a NIC whose line rate was never known
+      // (nothing needed it without a fabric); vp-analyze refuses it in a
+      // cluster, and so does resize.
+      if (!(c.nic_gbps > 0))
+        throw UsageError(fmt::format("node type {}: NIC {} has GPUDirect RDMA but no known port rate (the catalog was "
+                                     "analysed without a fabric, which needs none): analyse the cluster with "
+                                     "vp-analyze, stating the NIC's line rate",
+                                     nt.name, c.name));
+      carries = true;
+    }
+    if (!carries)
+      throw UsageError(fmt::format("node type {} has no NIC that carries GPU traffic (none with GPUDirect RDMA): a "
+                                   "catalog of {} nodes could not move a byte between nodes",
+                                   nt.name, nodes.size()));
   }
 }
 
@@ -280,6 +349,7 @@ catalog::Catalog resize_catalog(const catalog::Catalog& source, const ResizeRequ
     }
     f.spine_uplink_gbps.push_back(uplink_gbps(down, ports.unknowns(), fabric.oversubscription));
   }
+  if (spine) check_unambiguous(source, switches, ports, fabric.oversubscription, f.spine_uplink_gbps);
 
   std::vector<std::string> type_names;
   std::vector<NodeTypeGroup> groups;
@@ -293,7 +363,7 @@ catalog::Catalog resize_catalog(const catalog::Catalog& source, const ResizeRequ
     for (const auto& [index, id] : nics) g.nics.push_back(id);
     g.order = PermGroup(nt.components.size(), nt.generators).order();
     if (g.order.to_string() != nt.group_order)
-      throw UsageError(fmt::format("node type {}: its generators make a group of order {}, the catalog says {}",
+      throw ResizeSourceError(fmt::format("node type {}: its generators make a group of order {}, the catalog says {}",
                                    nt.name, g.order.to_string(), nt.group_order));
     groups.push_back(std::move(g));
   }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -31,10 +32,18 @@ struct ResizeRequest {
 // vp::UsageError saying why when the request cannot be met: no nodes, more
 // than analysis_limits() allows, a repeated name, an unknown node type, several nodes
 // without a fabric, a leaf/spine fabric without a leaf size, a node type
-// without a NIC that carries GPU traffic in a cluster of several nodes, or a
-// fabric whose uplinks depend on a rate the catalog does not record (the
-// ports of NICs without GPUDirect RDMA, recovered from the source's uplinks
-// when they determine it).
+// without a NIC that carries GPU traffic (or with a GPUDirect NIC of unknown
+// rate) in a cluster of several nodes, or a fabric whose uplinks depend on a
+// rate the catalog does not record (the ports of NICs without GPUDirect
+// RDMA, one rate per node type and NIC model, recovered from the source's
+// uplinks when they determine the new uplinks to the bit).
+// The source is not what vp-analyze writes (its fabric or group orders are
+// not what its own nodes give, two node types share a name): ResizeSourceError
+// (vp-catalog: an invalid catalog, exit 3).
+class ResizeSourceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 catalog::Catalog resize_catalog(const catalog::Catalog& source, const ResizeRequest& request);
 
 // The nodes of a catalog, in order, with their node types' names.

@@ -8,7 +8,6 @@
 #include <cstddef>
 #include <vector>
 
-#include "vp/sim/demand.hpp"
 #include "vp/sim/schedule.hpp"
 #include "vp/topology/topology.hpp"
 
@@ -19,22 +18,25 @@ struct JobView {
   // in rank order: GPU index r is rank r) and all its other components;
   // every fabric switch; every link between what is kept, at its capacity.
   // A GPU is a leaf of its node's PCIe tree, so no route between held GPUs
-  // changes.
+  // changes, and with the rest of the cluster idle a schedule of the job
+  // takes the same time here as on the cluster.
   Topology topology;
   std::vector<ComponentId> cluster_component;  // per component of `topology`: the cluster's id
   std::vector<LinkId> cluster_link;            // per link of `topology`: the cluster's id
   std::vector<std::size_t> cluster_gpu;        // per rank: the cluster's GPU index
+  std::vector<ComponentId> view_component;     // per cluster component: its id here, or kNone
+  std::vector<LinkId> view_link;               // per cluster link: its id here, or kNone
 };
 
 // The view of the job on `gpus` (cluster GPU indexes in rank order; a
 // node's GPUs together). Throws std::invalid_argument for an empty list, an
 // index outside the cluster, a repeated GPU or a node listed twice.
+// O(cluster components + links).
 JobView job_view(const Topology& cluster, const std::vector<std::size_t>& gpus);
 
-// The job's demand (ranks) as a demand over the cluster's GPUs.
-Demand cluster_demand(const JobView& job, const Demand& demand, std::size_t cluster_gpus);
-
-// A schedule on job.topology in the cluster's component and link ids.
-Schedule cluster_schedule(const JobView& job, const Schedule& schedule);
+// A schedule in the cluster's component and link ids (VarioPath's, from a
+// subset planner) in the view's. Throws std::invalid_argument when it uses
+// a GPU, a component or a link the view does not hold.
+Schedule view_schedule(const JobView& job, const Schedule& on_cluster);
 
 }  // namespace vp::sim
