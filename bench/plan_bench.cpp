@@ -189,7 +189,9 @@ void BM_InitFirstPlan(benchmark::State& state, const std::string& name) {
 // (GPUs 0, 2, 4, 6 of every node: one derived type), "mixed" (every node a
 // different random set of 1-8 GPUs, in random order: a derived type per
 // node, the most restriction work), "one-gpu" (one random GPU per node),
-// "fragmented" (a random 3 or 5 GPUs of a random half of the nodes).
+// "fragmented" (a random 3 or 5 GPUs of a random half of the nodes),
+// "large-sets" (all GPUs but one, then all but two: a different large held
+// set on every node).
 vpcat::Subset subset_of(const Platform& p, const std::string& kind) {
   std::mt19937_64 rng(7);
   vpcat::Subset s;
@@ -214,6 +216,22 @@ vpcat::Subset subset_of(const Platform& p, const std::string& kind) {
       if (rng() % 2) continue;
       k = rng() % 2 ? 3 : 5;
       std::sort(g.begin(), g.begin() + k);
+    } else if (kind == "large-sets") {
+      // All but one GPU (each of the G on its own node), then all but two
+      // (each pair once): the largest held sets, the most restricted patterns.
+      std::vector<std::uint32_t> drop;
+      if (n < G) {
+        drop = {n};
+      } else {
+        std::uint32_t pair = n - G;
+        for (std::uint32_t a = 0; a < G && drop.empty(); ++a)
+          for (std::uint32_t b = a + 1; b < G && drop.empty(); ++b)
+            if (pair-- == 0) drop = {a, b};
+        if (drop.empty()) continue;
+      }
+      k = 0;
+      for (std::uint32_t i = 0; i < G; ++i)
+        if (std::find(drop.begin(), drop.end(), i) == drop.end()) g[k++] = i;
     }
     if (!s.add_node(p.view, n, g.data(), k).ok()) throw std::runtime_error("subset " + kind);
   }
@@ -261,7 +279,7 @@ void BM_SubsetPlan(benchmark::State& state, const std::string& name, const std::
   state.counters["expected_ms"] = plan.expected_us() / 1e3;
 }
 
-const char* const kSubsets[] = {"half-nodes", "half-gpus", "mixed", "one-gpu", "fragmented"};
+const char* const kSubsets[] = {"half-nodes", "half-gpus", "mixed", "one-gpu", "fragmented", "large-sets"};
 
 // The 4096-GPU platform's plans are large (16.7M transfers, 670 MB for a
 // uniform demand) and its searched ones slow: filter it in or out by name.

@@ -34,6 +34,7 @@
 #include <cstdint>
 
 #include "vpcat/planner/buffer.hpp"
+#include "vpcat/planner/detail/flow.hpp"
 #include "vpcat/planner/detail/perm_group.hpp"
 
 namespace vpcat {
@@ -112,6 +113,9 @@ class PatternRestriction {
 
  private:
   static constexpr std::uint32_t kEmpty = 0xFFFFFFFFu;
+  // First size of the open-addressing tables (a power of two); they double
+  // at half full.
+  static constexpr std::size_t kFirstSlots = 64;
 
   // The type's generators on the n = G + K points (NIC k is point G + k),
   // and the derived-local index of each held GPU.
@@ -143,16 +147,11 @@ class PatternRestriction {
     trans_.clear();
     std::uint64_t s = 0;
     for (std::uint32_t g = 0; g < m_; ++g) s |= std::uint64_t{1} << held[g];
-    const std::size_t slots = 2 * std::size_t{kMaxSetOrbit};
-    if (!mask_slot_.assign(slots, kEmpty)) return false;
-    auto find = [&](std::uint64_t mask, bool& found) -> std::size_t {
-      std::size_t i = mix(mask) % slots;
-      while (mask_slot_[i] != kEmpty && masks_[mask_slot_[i]] != mask) i = (i + 1) % slots;
-      found = mask_slot_[i] != kEmpty;
-      return i;
-    };
+    // The table grows with the orbit (most orbits are small: clearing one
+    // sized for the bound on every call cost more than the walk).
+    if (!mask_slot_.assign(kFirstSlots, kEmpty)) return false;
     bool found = false;
-    mask_slot_[find(s, found)] = 0;
+    mask_slot_[find_mask(s, found)] = 0;
     if (!masks_.push_back(s) || !trans_.append(2 * std::size_t{n_}, 0)) return false;
     for (std::uint32_t x = 0; x < n_; ++x) trans_[x] = trans_[n_ + x] = static_cast<std::uint16_t>(x);
     for (std::size_t i = 0; i < masks_.size(); ++i) {
@@ -160,11 +159,15 @@ class PatternRestriction {
         const std::uint16_t* gp = gens_.data() + std::size_t{p} * n_;
         std::uint64_t img = 0;
         for (std::uint64_t b = masks_[i]; b != 0; b &= b - 1) img |= std::uint64_t{1} << gp[ctz(b)];
-        const std::size_t at = find(img, found);
+        std::size_t at = find_mask(img, found);
         if (found) continue;
         if (masks_.size() >= kMaxSetOrbit) {
           truncated = true;
           continue;
+        }
+        if (2 * (masks_.size() + 1) > mask_slot_.size()) {
+          if (!grow_masks()) return false;
+          at = find_mask(img, found);
         }
         mask_slot_[at] = static_cast<std::uint32_t>(masks_.size());
         if (!masks_.push_back(img) || !trans_.append(2 * std::size_t{n_}, 0)) return false;
@@ -176,11 +179,22 @@ class PatternRestriction {
     }
     return true;
   }
-  static std::uint32_t ctz(std::uint64_t b) noexcept {
-    std::uint32_t k = 0;
-    while (!(b >> k & 1u)) ++k;
-    return k;
+  // The slot of `mask` in mask_slot_ (a power of two in size), or the
+  // empty slot where it would go.
+  std::size_t find_mask(std::uint64_t mask, bool& found) const noexcept {
+    const std::size_t wrap = mask_slot_.size() - 1;
+    std::size_t i = mix(mask) & wrap;
+    while (mask_slot_[i] != kEmpty && masks_[mask_slot_[i]] != mask) i = (i + 1) & wrap;
+    found = mask_slot_[i] != kEmpty;
+    return i;
   }
+  bool grow_masks() noexcept {
+    if (!mask_slot_.assign(2 * mask_slot_.size(), kEmpty)) return false;
+    bool found = false;
+    for (std::size_t j = 0; j < masks_.size(); ++j) mask_slot_[find_mask(masks_[j], found)] = static_cast<std::uint32_t>(j);
+    return true;
+  }
+  static std::uint32_t ctz(std::uint64_t b) noexcept { return lowest(b); }
   const std::uint16_t* t_of(std::size_t i) const noexcept { return trans_.data() + i * 2 * n_; }
   const std::uint16_t* t_inv(std::size_t i) const noexcept { return trans_.data() + i * 2 * n_ + n_; }
 
@@ -189,15 +203,12 @@ class PatternRestriction {
   bool stabilizer() noexcept {
     if (!group_.reset(n_) || !tmp_.resize(n_) || !sub_.reset(m_ + K_) || !subtmp_.resize(m_ + K_)) return false;
     bool found = false;
-    const std::size_t slots = mask_slot_.size();
     for (std::size_t i = 0; i < masks_.size(); ++i) {
       for (std::uint32_t p = 0; p < gen_count_; ++p) {
         const std::uint16_t* gp = gens_.data() + std::size_t{p} * n_;
         std::uint64_t img = 0;
         for (std::uint64_t b = masks_[i]; b != 0; b &= b - 1) img |= std::uint64_t{1} << gp[ctz(b)];
-        std::size_t at = mix(img) % slots;
-        while (mask_slot_[at] != kEmpty && masks_[mask_slot_[at]] != img) at = (at + 1) % slots;
-        found = mask_slot_[at] != kEmpty;
+        const std::size_t at = find_mask(img, found);
         if (!found) continue;  // outside a truncated orbit
         const std::uint16_t *ti = t_of(i), *zi = t_inv(mask_slot_[at]);
         for (std::uint32_t x = 0; x < n_; ++x) tmp_[x] = zi[gp[ti[x]]];  // t_i then s then t_j^-1
@@ -237,7 +248,7 @@ class PatternRestriction {
     cand_.clear();
     rep_count_ = 0;
     keys_ = W * (m_ + K_);
-    if (!img_slot_.assign(2 * std::size_t{kMaxImages}, kEmpty) || !cur_.resize(W)) return false;
+    if (!img_slot_.assign(kFirstSlots, kEmpty) || !cur_.resize(W)) return false;
     std::size_t slots = 1024;  // a power of two above twice the candidates
     while (slots < 2 * std::size_t{in.reps} * masks_.size()) slots *= 2;
     if (!cand_slot_.assign(slots, kEmpty)) return false;
@@ -362,10 +373,22 @@ class PatternRestriction {
   std::uint32_t image_count() const noexcept { return static_cast<std::uint32_t>(images_.size() / (2 * m_)); }
   const std::int16_t* image(std::uint32_t i) const noexcept { return images_.data() + std::size_t{i} * 2 * m_; }
 
-  std::uint64_t hash_cur() const noexcept {
+  std::uint64_t hash_roles(const std::int16_t* r) const noexcept {
     std::uint64_t h = 1469598103934665603ull;
-    for (std::uint32_t x = 0; x < 2 * m_; ++x) h = (h ^ static_cast<std::uint16_t>(cur_[x])) * 1099511628211ull;
+    for (std::uint32_t x = 0; x < 2 * m_; ++x) h = (h ^ static_cast<std::uint16_t>(r[x])) * 1099511628211ull;
     return mix(h);
+  }
+  std::uint64_t hash_cur() const noexcept { return hash_roles(cur_.data()); }
+  // Twice the slots, every image placed again.
+  bool grow_images() noexcept {
+    if (!img_slot_.assign(2 * img_slot_.size(), kEmpty)) return false;
+    const std::size_t wrap = img_slot_.size() - 1;
+    for (std::uint32_t i = 0; i < image_count(); ++i) {
+      std::size_t s = hash_roles(image(i)) & wrap;
+      while (img_slot_[s] != kEmpty) s = (s + 1) & wrap;
+      img_slot_[s] = i;
+    }
+    return true;
   }
   // The index of the image equal to cur_, or kEmpty.
   std::uint32_t find() const noexcept {
@@ -385,6 +408,8 @@ class PatternRestriction {
   bool insert(std::uint32_t& at, bool& added) noexcept {
     const std::uint32_t W = 2 * m_, values = m_ + K_;
     added = false;
+    if (2 * (std::size_t{image_count()} + 1) > img_slot_.size() && image_count() < kMaxImages && !grow_images())
+      return false;
     const std::size_t mask = img_slot_.size() - 1;
     for (std::size_t s = hash_cur() & mask;; s = (s + 1) & mask) {
       if (img_slot_[s] == kEmpty) {
