@@ -59,6 +59,7 @@ def main():
             # A job on 3 + 5 GPUs of the two nodes (FAST-like and DeepEP
             # NVLink-style skipped), with its gpu_map.
             "subset": ["--workload", "uniform:bytes=65536", "--gpus", "0-2,8-12"],
+            "slice": ["--workload", "drift:calls=3,tokens=64", "--schedulers", "variopath,fanout", "--calls", "1:3"],
         }
         for name, demand in files.items():
             path = os.path.join(tmp, name + ".json")

@@ -128,6 +128,39 @@ TEST_CASE("vp-sim on a sequence: totals, mean and worst per scheduler, and every
   }
 }
 
+TEST_CASE("vp-sim --calls: a slice of a sequence, numbered as the sequence") {
+  Files f;
+  const std::string drift = "--workload drift:calls=5,tokens=128 --schedulers variopath,fanout --json";
+  const RunResult all = f.sim(drift);
+  REQUIRE_MESSAGE(all.exit_code == 0, all.err);
+  const RunResult part = f.sim(drift + " --calls 2:4");
+  REQUIRE_MESSAGE(part.exit_code == 0, part.err);
+  const nlohmann::json a = nlohmann::json::parse(all.out), p = nlohmann::json::parse(part.out);
+  CHECK(!a.contains("first_call"));
+  CHECK(p["calls"] == 2);
+  CHECK(p["first_call"] == 2);
+  REQUIRE(p["per_call"].size() == 2);
+  for (int i = 0; i < 2; ++i) {
+    CHECK(p["per_call"][i]["lower_bound_us"] == a["per_call"][2 + i]["lower_bound_us"]);
+    CHECK(p["per_call"][i]["results"]["fanout"]["time_us"] == a["per_call"][2 + i]["results"]["fanout"]["time_us"]);
+  }
+  const int worst = p["results"]["fanout"]["worst_call"];
+  CHECK((worst == 2 || worst == 3));
+  const int bound_call = p["bound_cut"]["call"];
+  CHECK((bound_call == 2 || bound_call == 3));
+  // One call: a single demand's report, with its number.
+  const RunResult one = f.sim(drift + " --calls 4");
+  REQUIRE_MESSAGE(one.exit_code == 0, one.err);
+  const nlohmann::json o = nlohmann::json::parse(one.out);
+  CHECK(o["calls"] == 1);
+  CHECK(o["first_call"] == 4);
+  CHECK(o["lower_bound_us"] == a["per_call"][4]["lower_bound_us"]);
+  check_error(f.sim(drift + " --calls 3:9"), 1, "--calls 3:9: the workload has calls 0 to 4");
+  check_error(f.sim(drift + " --calls 3:3"), 1, "--calls 3:3: FIRST must be below END");
+  check_error(f.sim(drift + " --calls x"), 1, "--calls x: not FIRST:END or FIRST (call numbers from 0)");
+  check_error(f.sim("--workload uniform --calls 1"), 1, "--calls 1: the workload has one call, 0");
+}
+
 TEST_CASE("vp-sim --nodes: a job on whole nodes of a switch is the cluster of those nodes, for every scheduler") {
   Files f;
   // The 2-node cluster of the same switch, by vp-catalog resize's composition.

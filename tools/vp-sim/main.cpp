@@ -43,6 +43,7 @@ namespace {
 struct Options {
   std::string catalog, demand, workload, schedulers = "all", model = "ideal", contention, svg, svg_scheduler;
   std::string gpus, nodes;  // a subset (docs/subsets.md)
+  std::string calls;        // FIRST:END of a sequence
   bool json = false;
   vp::sim_cli::CompareOptions compare;
 };
@@ -61,6 +62,31 @@ vp::sim::Demand file_demand(const vp::cli::DemandFile& f, std::size_t gpus, bool
       if (e.src != e.dst) d.add(e.src, e.dst, static_cast<double>(e.bytes));
   }
   return d;
+}
+
+// --calls FIRST:END (or FIRST: one call): keep calls FIRST .. END-1 of the
+// demands, numbered as in the whole sequence.
+void select_calls(const std::string& spec, std::vector<vp::sim::Demand>& demands, vp::sim_cli::RunInfo& info) {
+  const std::size_t colon = spec.find(':');
+  auto number = [&](const std::string& text, std::size_t& out) {
+    if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) return false;
+    out = std::stoul(text);
+    return true;
+  };
+  std::size_t first = 0, end = 0;
+  const bool ok = colon == std::string::npos ? number(spec, first) && (end = first + 1, true)
+                                             : number(spec.substr(0, colon), first) && number(spec.substr(colon + 1), end);
+  if (!ok) throw vp::UsageError(fmt::format("--calls {}: not FIRST:END or FIRST (call numbers from 0)", spec));
+  if (first >= end) throw vp::UsageError(fmt::format("--calls {}: FIRST must be below END", spec));
+  if (end > demands.size())
+    throw vp::UsageError(fmt::format("--calls {}: {} has {}", spec,
+                                     info.demand_file.empty() ? "the workload" : "the demand file",
+                                     demands.size() == 1 ? std::string("one call, 0")
+                                                         : fmt::format("calls 0 to {}", demands.size() - 1)));
+  demands.erase(demands.begin() + static_cast<std::ptrdiff_t>(end), demands.end());
+  demands.erase(demands.begin(), demands.begin() + static_cast<std::ptrdiff_t>(first));
+  info.first_call = first;
+  info.has_first_call = true;
 }
 
 int run(Options o) {
@@ -123,6 +149,7 @@ int run(Options o) {
     demands = vp::sim_cli::make_demands(w, info.gpus);
     info.workload = w.text();
   }
+  if (!o.calls.empty()) select_calls(o.calls, demands, info);
   std::vector<vp::sim_cli::CaseResult> calls;
   for (const vp::sim::Demand& d : demands) {
     try {
@@ -144,7 +171,10 @@ int run(Options o) {
         job ? job->topology : topology, first.kept_schedule, first.kept_sim, first.bound,
         fmt::format("vp-sim: {} on {}, {}{}", o.svg_scheduler, o.catalog,
                     o.demand.empty() ? "workload " + info.workload : o.demand,
-                    calls.size() > 1 ? fmt::format(" (call 0 of {})", calls.size()) : std::string()));
+                    calls.size() > 1 || info.has_first_call
+                        ? fmt::format(" (call {}{})", info.first_call,
+                                      info.has_first_call ? std::string() : fmt::format(" of {}", calls.size()))
+                        : std::string()));
     vp::cli::write_outputs({{o.svg, reinterpret_cast<const std::uint8_t*>(svg.data()), svg.size()}});
   }
   const std::string text =
@@ -178,6 +208,9 @@ int main(int argc, char** argv) {
                               "together; the demand is over the subset's ranks (docs/subsets.md)");
   auto* nodes = app.add_option("--nodes", o.nodes, "Simulate a job on these whole nodes (a hostlist), in rank order");
   gpus->excludes(nodes);
+  app.add_option("--calls", o.calls,
+                 "Run only calls FIRST to END-1 of a sequence (drift), FIRST:END, or one call, FIRST; the report "
+                 "numbers them as the sequence does");
   app.add_option("--schedulers", o.schedulers,
                  "all (default), or a comma list of variopath, fanout, nccl, spreadout, fast, deepep_nvlink_style, "
                  "deepep_pcie");

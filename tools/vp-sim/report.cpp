@@ -135,6 +135,7 @@ ordered_json header(const RunInfo& info, std::size_t calls) {
     j["contention"] = c;
   }
   j["calls"] = calls;
+  if (info.has_first_call) j["first_call"] = info.first_call;
   return j;
 }
 
@@ -178,13 +179,13 @@ std::string report_json(const RunInfo& info, const std::vector<CaseResult>& call
   j["total_bytes"] = total;
   j["lower_bound_us"] = bound_us;
   ordered_json cut = cut_json(calls[bound_call].bound.cut);
-  cut["call"] = bound_call;
+  cut["call"] = info.first_call + bound_call;
   j["bound_cut"] = cut;
   std::size_t route_call = 0;
   const double route_us = route_bound_sum(calls, route_call);
   j["route_bound_us"] = route_us;
   ordered_json resource = cut_json(calls[route_call].route_bound.cut);
-  resource["call"] = route_call;
+  resource["call"] = info.first_call + route_call;
   j["route_bound_resource"] = resource;
   ordered_json results = ordered_json::object();
   for (const Summary& s : sums) {
@@ -198,7 +199,7 @@ std::string report_json(const RunInfo& info, const std::vector<CaseResult>& call
     if (s.unsettled_events > 0) r["unsettled_events"] = s.unsettled_events;
     r["mean_ratio_to_bound"] = s.mean_ratio;
     r["worst_ratio_to_bound"] = s.worst_ratio;
-    r["worst_call"] = s.worst_call;
+    r["worst_call"] = info.first_call + s.worst_call;
     results[s.name] = r;
   }
   j["results"] = results;
@@ -235,16 +236,18 @@ std::string report_text(const RunInfo& info, const std::vector<CaseResult>& call
   const std::vector<Summary> sums = summarise(calls, bound_us, bound_call);
   std::size_t route_call = 0;
   const double route_us = route_bound_sum(calls, route_call);
-  s += fmt::format("{} calls; lower bounds sum to {:.1f} us (largest: call {}, {})\n", calls.size(), bound_us,
-                   bound_call, cut_text(calls[bound_call].bound.cut));
-  s += fmt::format("route bounds sum to {:.1f} us (largest: call {}, {}; {})\n\n", route_us, route_call,
+  const std::size_t at = info.first_call;
+  s += fmt::format("{} calls{}; lower bounds sum to {:.1f} us (largest: call {}, {})\n", calls.size(),
+                   info.has_first_call ? fmt::format(" ({} to {})", at, at + calls.size() - 1) : std::string(),
+                   bound_us, at + bound_call, cut_text(calls[bound_call].bound.cut));
+  s += fmt::format("route bounds sum to {:.1f} us (largest: call {}, {}; {})\n\n", route_us, at + route_call,
                    cut_text(calls[route_call].route_bound.cut), kRouteBoundFor);
   s += fmt::format("{:<20} {:>14} {:>9} {:>9} {:>11} {:>12} {:>12}\n", "scheduler", "total_us", "/bound", "/route",
                    "mean/bound", "worst/bound", "planning_us");
   for (const Summary& r : sums)
     s += fmt::format("{:<20} {:>14.1f} {:>9} {:>9} {:>11.3f} {:>12} {:>12.1f}\n", r.name, r.time_us,
                      ratio_text(bound_us, r.time_us), route_ratio_text(r.name, route_us, r.time_us), r.mean_ratio,
-                     fmt::format("{:.3f} (#{})", r.worst_ratio, r.worst_call), r.planning_us);
+                     fmt::format("{:.3f} (#{})", r.worst_ratio, at + r.worst_call), r.planning_us);
   return s;
 }
 

@@ -19,6 +19,10 @@ struct RunInfo {
   std::size_t gpus = 0, nodes = 0;
   std::vector<std::uint64_t> gpu_map;  // a subset's catalog GPU per rank; empty: the whole cluster
   std::string gpu_list;                // the same as "0-7,16" (vp::cli::subset_gpu_list)
+  // --calls FIRST:END: the calls run are FIRST.. of the sequence, and every
+  // call number in the report is the sequence's; has_first_call: given.
+  std::size_t first_call = 0;
+  bool has_first_call = false;
   double latency_us = 0.0, completion_epsilon = 0.0;
   std::string model = "ideal";  // "ideal" or "contention"
   std::string contention_file;  // --contention, with model "contention"
