@@ -32,6 +32,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "vpcat/planner/buffer.hpp"
 #include "vpcat/planner/detail/flow.hpp"
@@ -249,37 +250,46 @@ class PatternRestriction {
     rep_count_ = 0;
     keys_ = W * (m_ + K_);
     if (!img_slot_.assign(kFirstSlots, kEmpty) || !cur_.resize(W)) return false;
-    std::size_t slots = 1024;  // a power of two above twice the candidates
-    while (slots < 2 * std::size_t{in.reps} * masks_.size()) slots *= 2;
-    if (!cand_slot_.assign(slots, kEmpty)) return false;
+    // The dedup table grows with the distinct candidates (most repeat).
+    if (!cand_slot_.assign(kFirstSlots, kEmpty)) return false;
+    // Per orbit point S_i, where t_i^-1 sends each of the n points, as the
+    // derived type numbers them: a held GPU's index, m + k for NIC k, -1
+    // for a GPU outside S_i (its roles are dropped).
+    if (!point_map_.resize(masks_.size() * n_)) return false;
+    for (std::size_t i = 0; i < masks_.size(); ++i) {
+      const std::uint16_t* tau = t_inv(i);
+      std::int16_t* map = point_map_.data() + i * n_;
+      for (std::uint32_t y = 0; y < n_; ++y)
+        map[y] = y < G_ ? (masks_[i] >> y & 1u ? pos_[tau[y]] : std::int16_t{-1})
+                        : static_cast<std::int16_t>(m_ + tau[y] - G_);
+    }
     for (std::uint32_t r = 0; r < in.reps; ++r) {
       const std::int16_t* P = in.roles + std::size_t{r} * 2 * G_;
       for (std::size_t i = 0; i < masks_.size(); ++i) {
-        const std::uint64_t si = masks_[i];
-        const std::uint16_t* tau = t_inv(i);
+        const std::int16_t* map = point_map_.data() + i * n_;
         const std::size_t at = cand_.size();
         if (!cand_.append(W, -1)) return false;
         std::int16_t* c = cand_.data() + at;
         bool any = false;
-        for (std::uint64_t b = si; b != 0; b &= b - 1) {
+        for (std::uint64_t b = masks_[i]; b != 0; b &= b - 1) {
           const std::uint32_t x = ctz(b);
-          const std::int16_t gx = pos_[tau[x]];
+          const std::uint32_t gx = static_cast<std::uint32_t>(map[x]);
           for (std::uint32_t side = 0; side < 2; ++side) {
             const std::int16_t role = P[side * G_ + x];
             if (role < 0) continue;
-            const std::uint32_t y = static_cast<std::uint32_t>(role);
-            std::int16_t mapped;
-            if (y < G_) {
-              if (!(si >> y & 1u)) continue;
-              mapped = pos_[tau[y]];
-            } else {
-              mapped = static_cast<std::int16_t>(m_ + tau[y] - G_);
-            }
-            c[side * m_ + static_cast<std::uint32_t>(gx)] = mapped;
+            const std::int16_t mapped = map[role];
+            if (mapped < 0) continue;
+            c[side * m_ + gx] = mapped;
             any = true;
           }
         }
-        if (!any || !fresh_candidate(at)) cand_.resize(at);
+        if (!any) {
+          cand_.resize(at);
+          continue;
+        }
+        bool fresh = false;
+        if (!fresh_candidate(at, fresh)) return false;
+        if (!fresh) cand_.resize(at);
       }
     }
     // Candidates by role count, most first (a counting sort: stable).
@@ -314,21 +324,31 @@ class PatternRestriction {
 
   // Is the candidate at cand_[at] the first of its roles? (Restricting
   // different representatives to different sets often gives the same.)
-  bool fresh_candidate(std::size_t at) noexcept {
+  // False only when memory is short.
+  bool fresh_candidate(std::size_t at, bool& fresh) noexcept {
     const std::uint32_t W = 2 * m_;
+    const std::size_t count = at / W;  // distinct candidates so far
+    if (2 * (count + 1) > cand_slot_.size()) {
+      if (!cand_slot_.assign(2 * cand_slot_.size(), kEmpty)) return false;
+      const std::size_t wrap = cand_slot_.size() - 1;
+      for (std::size_t j = 0; j < count; ++j) {
+        std::size_t s = hash_roles(cand_.data() + j * W) & wrap;
+        while (cand_slot_[s] != kEmpty) s = (s + 1) & wrap;
+        cand_slot_[s] = static_cast<std::uint32_t>(j);
+      }
+    }
     const std::int16_t* c = cand_.data() + at;
-    std::uint64_t h = 1469598103934665603ull;
-    for (std::uint32_t x = 0; x < W; ++x) h = (h ^ static_cast<std::uint16_t>(c[x])) * 1099511628211ull;
     const std::size_t mask = cand_slot_.size() - 1;
-    for (std::size_t s = mix(h) & mask;; s = (s + 1) & mask) {
+    for (std::size_t s = hash_roles(c) & mask;; s = (s + 1) & mask) {
       if (cand_slot_[s] == kEmpty) {
-        cand_slot_[s] = static_cast<std::uint32_t>(at / W);
+        cand_slot_[s] = static_cast<std::uint32_t>(count);
+        fresh = true;
         return true;
       }
-      const std::int16_t* e = cand_.data() + std::size_t{cand_slot_[s]} * W;
-      bool same = true;
-      for (std::uint32_t x = 0; x < W && same; ++x) same = e[x] == c[x];
-      if (same) return false;
+      if (same_roles(cand_.data() + std::size_t{cand_slot_[s]} * W, c)) {
+        fresh = false;
+        return true;
+      }
     }
   }
 
@@ -373,10 +393,22 @@ class PatternRestriction {
   std::uint32_t image_count() const noexcept { return static_cast<std::uint32_t>(images_.size() / (2 * m_)); }
   const std::int16_t* image(std::uint32_t i) const noexcept { return images_.data() + std::size_t{i} * 2 * m_; }
 
+  // A role array's hash, four roles (one 64-bit word) at a time.
   std::uint64_t hash_roles(const std::int16_t* r) const noexcept {
-    std::uint64_t h = 1469598103934665603ull;
-    for (std::uint32_t x = 0; x < 2 * m_; ++x) h = (h ^ static_cast<std::uint16_t>(r[x])) * 1099511628211ull;
+    const std::uint32_t W = 2 * m_;
+    std::uint64_t h = 0x9E3779B97F4A7C15ull ^ W;
+    std::uint32_t x = 0;
+    for (; x + 4 <= W; x += 4) {
+      std::uint64_t v;
+      std::memcpy(&v, r + x, sizeof v);
+      h = (h ^ v) * 0xff51afd7ed558ccdull;
+      h ^= h >> 32;
+    }
+    for (; x < W; ++x) h = (h ^ static_cast<std::uint16_t>(r[x])) * 0xc4ceb9fe1a85ec53ull;
     return mix(h);
+  }
+  bool same_roles(const std::int16_t* a, const std::int16_t* b) const noexcept {
+    return std::memcmp(a, b, 2 * std::size_t{m_} * sizeof *a) == 0;
   }
   std::uint64_t hash_cur() const noexcept { return hash_roles(cur_.data()); }
   // Twice the slots, every image placed again.
@@ -392,14 +424,10 @@ class PatternRestriction {
   }
   // The index of the image equal to cur_, or kEmpty.
   std::uint32_t find() const noexcept {
-    const std::uint32_t W = 2 * m_;
     const std::size_t mask = img_slot_.size() - 1;  // a power of two
     for (std::size_t s = hash_cur() & mask;; s = (s + 1) & mask) {
       if (img_slot_[s] == kEmpty) return kEmpty;
-      const std::int16_t* e = image(img_slot_[s]);
-      bool same = true;
-      for (std::uint32_t x = 0; x < W && same; ++x) same = e[x] == cur_[x];
-      if (same) return img_slot_[s];
+      if (same_roles(image(img_slot_[s]), cur_.data())) return img_slot_[s];
     }
   }
 
@@ -430,10 +458,7 @@ class PatternRestriction {
         added = true;
         return true;
       }
-      const std::int16_t* e = image(img_slot_[s]);
-      bool same = true;
-      for (std::uint32_t x = 0; x < W && same; ++x) same = e[x] == cur_[x];
-      if (same) {
+      if (same_roles(image(img_slot_[s]), cur_.data())) {
         at = img_slot_[s];
         return true;
       }
@@ -456,6 +481,7 @@ class PatternRestriction {
   PodBuffer<std::uint64_t> bits_;        // per 64 images, per (slot, role): which of them hold it
   PodBuffer<std::int16_t> cand_;         // the candidates, 2 m roles each
   PodBuffer<std::uint32_t> order_, bucket_, cand_slot_;
+  PodBuffer<std::int16_t> point_map_;   // per orbit point: t_i^-1 on the n points, derived-numbered
   PodBuffer<std::uint64_t> rep_orbit_;
 };
 
