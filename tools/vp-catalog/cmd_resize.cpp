@@ -12,10 +12,12 @@
 #include <map>
 
 #include "commands.hpp"
+#include "vp/analysis/request.hpp"
 #include "vp/analysis/resize.hpp"
 #include "vp/base/errors.hpp"
 #include "vp/catalog/errors.hpp"
 #include "vp/catalog/json_mirror.hpp"
+#include "vp/catalog/summary.hpp"
 #include "vp/catalog/writer.hpp"
 #include "vp/cli/catalog_file.hpp"
 #include "vp/cli/output.hpp"
@@ -84,7 +86,7 @@ std::optional<FabricInfo> requested_fabric(const ResizeOptions& o, const catalog
   f.leaf_size = f.kind != FabricKind::leaf_spine ? 0
                 : o.leaf_size                    ? o.leaf_size
                 : same_kind                      ? c.fabric.leaf_size
-                                                 : 8;  // vp-analyze's default
+                                                 : AnalysisRequest{}.leaf_size;  // vp-analyze's default
   f.oversubscription = o.oversubscription ? o.oversubscription : same_kind ? c.fabric.oversubscription : 1.0;
   return f;
 }
@@ -109,12 +111,7 @@ int run(const ResizeOptions& o) {
   if (!o.json_out.empty())
     outputs.push_back({o.json_out, reinterpret_cast<const std::uint8_t*>(mirror.data()), mirror.size()});
   vp::cli::write_outputs(outputs);
-  std::uint64_t gpus = 0;
-  for (const catalog::NodeGroup& g : cat.node_groups) {
-    std::uint64_t per = 0;
-    for (const catalog::Component& c : cat.node_types[g.node_type].components) per += c.kind == catalog::Kind::gpu;
-    gpus += per * g.count;
-  }
+  const std::uint64_t gpus = catalog::summarize(cat, bytes.size()).gpus;
   fmt::print(summary_to,
              "{}: {} nodes, {} GPUs, fabric {} ({} switch{}{}), {} node type{} reused, none analysed; composed in "
              "{:.2f} ms\n",

@@ -16,15 +16,26 @@ namespace vp {
 
 namespace {
 
+// Doubles tried on each side of a recovered rate's estimate.
+constexpr int kUlpWindow = 64;
+
+// A node type's NICs (component ids) by local index: NIC k of a node is on
+// rail k, and expand_cluster() connects a node's NICs in this order.
+std::vector<std::uint32_t> nics_by_index(const catalog::NodeType& t) {
+  std::vector<std::uint32_t> ids;
+  for (std::uint32_t id = 0; id < t.components.size(); ++id)
+    if (t.components[id].kind == catalog::Kind::nic) ids.push_back(id);
+  std::sort(ids.begin(), ids.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return t.components[a].local_index < t.components[b].local_index; });
+  return ids;
+}
+
 // A NIC port's capacity on the fabric: known for a NIC with GPUDirect RDMA
 // (the catalog's nic_gbps is the fabric link's capacity: expand_cluster()
 // and the analysis compute both from the same line rate and ports), unknown
 // for one without (its port counts toward a switch's uplink, but its
 // nic_gbps is 0: it carries no GPU traffic). Unknown ports are taken to
 // share one rate per node type and NIC model.
-// Doubles tried on each side of a recovered rate's estimate.
-constexpr int kUlpWindow = 64;
-
 struct Port {
   double gbps = 0.0;
   int unknown = -1;  // index into Unknowns, or -1 when gbps is known
@@ -44,12 +55,9 @@ class Ports {
  public:
   explicit Ports(const catalog::Catalog& c) {
     for (std::uint32_t t = 0; t < c.node_types.size(); ++t) {
-      std::vector<const catalog::Component*> nics;
-      for (const catalog::Component& comp : c.node_types[t].components)
-        if (comp.kind == catalog::Kind::nic) nics.push_back(&comp);
-      std::sort(nics.begin(), nics.end(), [](auto* a, auto* b) { return a->local_index < b->local_index; });
       std::vector<Port> ports;
-      for (const catalog::Component* n : nics) {
+      for (std::uint32_t id : nics_by_index(c.node_types[t])) {
+        const catalog::Component* n = &c.node_types[t].components[id];
         Port p;
         if (n->gpudirect) {
           p.gbps = n->nic_gbps;
@@ -57,7 +65,11 @@ class Ports {
           auto it = std::find_if(unknowns_.begin(), unknowns_.end(),
                                  [&](const Unknown& u) { return u.type == t && u.model == n->model; });
           p.unknown = static_cast<int>(it - unknowns_.begin());
-          if (it == unknowns_.end()) unknowns_.push_back(Unknown{t, n->model});
+          if (it == unknowns_.end()) {
+            Unknown u;
+            u.type = t, u.model = n->model;
+            unknowns_.push_back(std::move(u));
+          }
         }
         ports.push_back(p);
       }
@@ -315,11 +327,8 @@ catalog::Catalog resize_catalog(const catalog::Catalog& source, const ResizeRequ
   // Ports of NICs without GPUDirect RDMA, where the new fabric has a spine
   // whose uplinks count them.
   Ports ports(source);
-  const std::vector<NodeInfo> old_nodes = catalog_nodes(source);
-  std::vector<std::uint32_t> old_types;
-  for (const NodeInfo& n : old_nodes)
-    for (std::uint32_t t = 0; t < source.node_types.size(); ++t)
-      if (source.node_types[t].name == n.type) old_types.push_back(t);
+  std::vector<std::uint32_t> old_types;  // the source's nodes' types, in order
+  for (const catalog::NodeGroup& g : source.node_groups) old_types.insert(old_types.end(), g.count, g.node_type);
   recover_unknowns(source, old_types, source_fabric(source), ports);
   const std::vector<std::vector<Port>> switches = switch_ports(node_types, fabric, ports);
   const bool spine = switches.size() >= 2;
@@ -355,12 +364,7 @@ catalog::Catalog resize_catalog(const catalog::Catalog& source, const ResizeRequ
   std::vector<NodeTypeGroup> groups;
   for (const catalog::NodeType& nt : source.node_types) {
     type_names.push_back(nt.name);
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> nics;  // (local index, id)
-    for (std::uint32_t id = 0; id < nt.components.size(); ++id)
-      if (nt.components[id].kind == catalog::Kind::nic) nics.emplace_back(nt.components[id].local_index, id);
-    std::sort(nics.begin(), nics.end());
-    NodeTypeGroup g{nt.name, nt.components.size(), &nt.generators, BigUint(1), {}};
-    for (const auto& [index, id] : nics) g.nics.push_back(id);
+    NodeTypeGroup g{nt.name, nt.components.size(), &nt.generators, BigUint(1), nics_by_index(nt)};
     g.order = PermGroup(nt.components.size(), nt.generators).order();
     if (g.order.to_string() != nt.group_order)
       throw ResizeSourceError(fmt::format("node type {}: its generators make a group of order {}, the catalog says {}",
