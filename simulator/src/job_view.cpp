@@ -57,7 +57,6 @@ JobView job_view(const Topology& cluster, const std::vector<std::size_t>& gpus) 
     if (c.node >= 0) copy.node = node_of[static_cast<std::size_t>(c.node)];
     if (c.kind == ComponentKind::gpu) copy.local_index = rank_in_node[c.id];
     new_id[c.id] = copy.id;
-    v.cluster_component.push_back(c.id);
     t.components.push_back(std::move(copy));
   };
   std::vector<std::vector<ComponentId>> by_job_node(job_nodes.size());
@@ -75,19 +74,24 @@ JobView job_view(const Topology& cluster, const std::vector<std::size_t>& gpus) 
     new_link[l.id] = static_cast<LinkId>(t.links.size());
     Link copy = l;
     copy.id = new_link[l.id], copy.src = new_id[l.src], copy.dst = new_id[l.dst];
-    v.cluster_link.push_back(l.id);
     t.links.push_back(std::move(copy));
   }
   for (Link& l : t.links) l.reverse = new_link[l.reverse];
   finalize(t, "the job's view of the cluster");
   for (std::size_t r = 0; r < gpus.size(); ++r) {
-    if (v.cluster_component[t.gpus[r]] != cluster.gpus[gpus[r]])
+    if (new_id[cluster.gpus[gpus[r]]] != t.gpus[r])
       throw std::logic_error(fmt::format("job_view: rank {} is not GPU {}", r, gpus[r]));
   }
   v.cluster_gpu = gpus;
   v.view_component = std::move(new_id);
   v.view_link = std::move(new_link);
   return v;
+}
+
+JobView job_view(const Topology& cluster, const vpcat::Subset& subset) {
+  std::vector<std::size_t> gpus;
+  for (std::uint32_t r = 0; r < subset.gpu_count(); ++r) gpus.push_back(subset.catalog_gpu(r));
+  return job_view(cluster, gpus);
 }
 
 Schedule view_schedule(const JobView& job, const Schedule& on_cluster) {

@@ -102,9 +102,7 @@ Placement score(const ScoreOptions& o, const vpcat::CatalogView& view, const Top
     throw InputError("--workload", 0, s.message());
   }
   // Judged on the job's view of the cluster (the rest idle changes no time).
-  std::vector<std::size_t> held;
-  for (std::uint32_t r = 0; r < n; ++r) held.push_back(subset.catalog_gpu(r));
-  const sim::JobView job = sim::job_view(topo, held);
+  const sim::JobView job = sim::job_view(topo, subset);
   sim::Demand ranks(n);
   for (std::uint32_t s = 0; s < n; ++s)
     for (std::uint32_t t = 0; t < n; ++t)

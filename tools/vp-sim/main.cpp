@@ -105,9 +105,7 @@ int run(Options o) {
     vpcat::Subset s;
     vp::cli::parse_subset(file.view(), o.gpus, o.nodes, s);
     if (vpcat::PlanStatus st = planner.init(file.view(), s); !st.ok()) throw vp::InputError(o.catalog, 0, st.message());
-    std::vector<std::size_t> gpus;
-    for (std::uint32_t r = 0; r < s.gpu_count(); ++r) gpus.push_back(s.catalog_gpu(r));
-    job = vp::sim::job_view(topology, gpus);
+    job = vp::sim::job_view(topology, s);
     gpu_list = vp::cli::subset_gpu_list(s);
   } else if (vpcat::PlanStatus s = planner.init(file.view()); !s.ok()) {
     throw vp::InputError(o.catalog, 0, s.message());

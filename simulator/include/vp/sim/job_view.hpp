@@ -1,8 +1,8 @@
 // A job that holds some GPUs of a cluster (docs/subsets.md "Simulating a
-// subset"): the cluster as the job's communicator sees it, for the
-// baselines, which schedule ranks 0..n-1 of their communicator, and the
-// maps that carry their schedules back onto the cluster, where the judge
-// checks, bounds and simulates them with the rest of the cluster idle.
+// subset"): the cluster as the job's communicator sees it. The baselines
+// schedule ranks 0..n-1 of their communicator on it; VarioPath's plan, in
+// the cluster's ids, is carried onto it; the judge checks, bounds and
+// simulates every schedule there, with the rest of the cluster idle.
 #pragma once
 
 #include <cstddef>
@@ -10,6 +10,7 @@
 
 #include "vp/sim/schedule.hpp"
 #include "vp/topology/topology.hpp"
+#include "vpcat/subset.hpp"
 
 namespace vp::sim {
 
@@ -21,8 +22,6 @@ struct JobView {
   // changes, and with the rest of the cluster idle a schedule of the job
   // takes the same time here as on the cluster.
   Topology topology;
-  std::vector<ComponentId> cluster_component;  // per component of `topology`: the cluster's id
-  std::vector<LinkId> cluster_link;            // per link of `topology`: the cluster's id
   std::vector<std::size_t> cluster_gpu;        // per rank: the cluster's GPU index
   std::vector<ComponentId> view_component;     // per cluster component: its id here, or kNone
   std::vector<LinkId> view_link;               // per cluster link: its id here, or kNone
@@ -33,6 +32,9 @@ struct JobView {
 // index outside the cluster, a repeated GPU or a node listed twice.
 // O(cluster components + links).
 JobView job_view(const Topology& cluster, const std::vector<std::size_t>& gpus);
+// The same for a planner's subset of the catalog the cluster was rebuilt
+// from (ranks in subset order).
+JobView job_view(const Topology& cluster, const vpcat::Subset& subset);
 
 // A schedule in the cluster's component and link ids (VarioPath's, from a
 // subset planner) in the view's. Throws std::invalid_argument when it uses
