@@ -159,7 +159,7 @@ class PatternRestriction {
       for (std::uint32_t p = 0; p < gen_count_; ++p) {
         const std::uint16_t* gp = gens_.data() + std::size_t{p} * n_;
         std::uint64_t img = 0;
-        for (std::uint64_t b = masks_[i]; b != 0; b &= b - 1) img |= std::uint64_t{1} << gp[ctz(b)];
+        for (std::uint64_t b = masks_[i]; b != 0; b &= b - 1) img |= std::uint64_t{1} << gp[lowest(b)];
         std::size_t at = find_mask(img, found);
         if (found) continue;
         if (masks_.size() >= kMaxSetOrbit) {
@@ -195,7 +195,6 @@ class PatternRestriction {
     for (std::size_t j = 0; j < masks_.size(); ++j) mask_slot_[find_mask(masks_[j], found)] = static_cast<std::uint32_t>(j);
     return true;
   }
-  static std::uint32_t ctz(std::uint64_t b) noexcept { return lowest(b); }
   const std::uint16_t* t_of(std::size_t i) const noexcept { return trans_.data() + i * 2 * n_; }
   const std::uint16_t* t_inv(std::size_t i) const noexcept { return trans_.data() + i * 2 * n_ + n_; }
 
@@ -208,7 +207,7 @@ class PatternRestriction {
       for (std::uint32_t p = 0; p < gen_count_; ++p) {
         const std::uint16_t* gp = gens_.data() + std::size_t{p} * n_;
         std::uint64_t img = 0;
-        for (std::uint64_t b = masks_[i]; b != 0; b &= b - 1) img |= std::uint64_t{1} << gp[ctz(b)];
+        for (std::uint64_t b = masks_[i]; b != 0; b &= b - 1) img |= std::uint64_t{1} << gp[lowest(b)];
         const std::size_t at = find_mask(img, found);
         if (!found) continue;  // outside a truncated orbit
         const std::uint16_t *ti = t_of(i), *zi = t_inv(mask_slot_[at]);
@@ -272,7 +271,7 @@ class PatternRestriction {
         std::int16_t* c = cand_.data() + at;
         bool any = false;
         for (std::uint64_t b = masks_[i]; b != 0; b &= b - 1) {
-          const std::uint32_t x = ctz(b);
+          const std::uint32_t x = lowest(b);
           const std::uint32_t gx = static_cast<std::uint32_t>(map[x]);
           for (std::uint32_t side = 0; side < 2; ++side) {
             const std::int16_t role = P[side * G_ + x];
@@ -328,15 +327,7 @@ class PatternRestriction {
   bool fresh_candidate(std::size_t at, bool& fresh) noexcept {
     const std::uint32_t W = 2 * m_;
     const std::size_t count = at / W;  // distinct candidates so far
-    if (2 * (count + 1) > cand_slot_.size()) {
-      if (!cand_slot_.assign(2 * cand_slot_.size(), kEmpty)) return false;
-      const std::size_t wrap = cand_slot_.size() - 1;
-      for (std::size_t j = 0; j < count; ++j) {
-        std::size_t s = hash_roles(cand_.data() + j * W) & wrap;
-        while (cand_slot_[s] != kEmpty) s = (s + 1) & wrap;
-        cand_slot_[s] = static_cast<std::uint32_t>(j);
-      }
-    }
+    if (2 * (count + 1) > cand_slot_.size() && !grow(cand_slot_, cand_.data(), count)) return false;
     const std::int16_t* c = cand_.data() + at;
     const std::size_t mask = cand_slot_.size() - 1;
     for (std::size_t s = hash_roles(c) & mask;; s = (s + 1) & mask) {
@@ -411,14 +402,15 @@ class PatternRestriction {
     return std::memcmp(a, b, 2 * std::size_t{m_} * sizeof *a) == 0;
   }
   std::uint64_t hash_cur() const noexcept { return hash_roles(cur_.data()); }
-  // Twice the slots, every image placed again.
-  bool grow_images() noexcept {
-    if (!img_slot_.assign(2 * img_slot_.size(), kEmpty)) return false;
-    const std::size_t wrap = img_slot_.size() - 1;
-    for (std::uint32_t i = 0; i < image_count(); ++i) {
-      std::size_t s = hash_roles(image(i)) & wrap;
-      while (img_slot_[s] != kEmpty) s = (s + 1) & wrap;
-      img_slot_[s] = i;
+  // A table of role arrays (`slots`, indexes into the `count` arrays at
+  // `roles`) with twice the slots, every array placed again.
+  bool grow(PodBuffer<std::uint32_t>& slots, const std::int16_t* roles, std::size_t count) noexcept {
+    if (!slots.assign(2 * slots.size(), kEmpty)) return false;
+    const std::size_t wrap = slots.size() - 1, W = 2 * std::size_t{m_};
+    for (std::size_t i = 0; i < count; ++i) {
+      std::size_t s = hash_roles(roles + i * W) & wrap;
+      while (slots[s] != kEmpty) s = (s + 1) & wrap;
+      slots[s] = static_cast<std::uint32_t>(i);
     }
     return true;
   }
@@ -436,7 +428,8 @@ class PatternRestriction {
   bool insert(std::uint32_t& at, bool& added) noexcept {
     const std::uint32_t W = 2 * m_, values = m_ + K_;
     added = false;
-    if (2 * (std::size_t{image_count()} + 1) > img_slot_.size() && image_count() < kMaxImages && !grow_images())
+    if (2 * (std::size_t{image_count()} + 1) > img_slot_.size() && image_count() < kMaxImages &&
+        !grow(img_slot_, images_.data(), image_count()))
       return false;
     const std::size_t mask = img_slot_.size() - 1;
     for (std::size_t s = hash_cur() & mask;; s = (s + 1) & mask) {
