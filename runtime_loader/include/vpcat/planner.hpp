@@ -115,9 +115,11 @@ class Planner {
       scratch_ready_ = true;
     }
     if (PlanStatus s = greedy_.load(model_, demand); !s.ok()) return s;
-    const double bound_us =
-        greedy_.total_bytes() == 0 ? 0.0 : options.latency_us + greedy_.endpoint_bound_us(model_);
-    if (PlanStatus s = build(demand, options, out); !s.ok()) {
+    // The cuts of the whole demand, latency excluded: the plan's bound, and
+    // what the shared step is held against (build()).
+    const double endpoint_us = greedy_.endpoint_bound_us(model_);
+    const double bound_us = greedy_.total_bytes() == 0 ? 0.0 : options.latency_us + endpoint_us;
+    if (PlanStatus s = build(demand, options, endpoint_us, out); !s.ok()) {
       out.clear();
       return s;
     }
@@ -187,8 +189,9 @@ class Planner {
   // The plan of the loaded demand (docs/planner.md "Two plan shapes"):
   // channel steps; with allow_shared, whichever is expected shortest of the
   // channel steps, the shared step, or channel steps up to a checkpoint and
-  // the shared step for the rest.
-  PlanStatus build(const Demand& demand, const PlanOptions& options, Plan& out) noexcept {
+  // the shared step for the rest. `endpoint_us`: the loaded demand's cut
+  // bound, latency excluded.
+  PlanStatus build(const Demand& demand, const PlanOptions& options, double endpoint_us, Plan& out) noexcept {
     if (!options.allow_shared) {
       std::size_t none = 0;
       bool gave_up = false;
@@ -198,8 +201,7 @@ class Planner {
     // The shared step's expectation; within kNearBound of a bound no plan
     // can beat, it is kept without searching channel steps.
     const double shared_us = shared_.expected_us(model_, greedy_.remaining(), options.latency_us);
-    if (shared_us <= detail::SharedStep::kMargin * kNearBound *
-                         (options.latency_us + greedy_.endpoint_bound_us(model_)))
+    if (shared_us <= detail::SharedStep::kMargin * kNearBound * (options.latency_us + endpoint_us))
       return shared_.emit(model_, greedy_.remaining(), options.latency_us, true, out.steps_, out.transfers_,
                           out.expected_us_);
     // Channel steps, given up once their expected times add up to more than
