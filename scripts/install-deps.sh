@@ -15,7 +15,8 @@ set -euo pipefail
 # XML backend: without it hwloc falls back to a minimalistic parser that cannot
 # read every valid XML file; a Recommends of libhwloc15, so it must be named
 # here), Boost.Graph, nlohmann/json, CLI11, fmt, pugixml (NCCL XML), bliss +
-# GMP (automorphisms), Google Benchmark.
+# GMP (automorphisms), COIN-OR CLP (the simulator's flow bound, a linear
+# program), Google Benchmark.
 # Tests: doctest, python3 + jsonschema (the schema test), hwloc's lstopo.
 # clang: the fuzz and sanitizer presets; llvm for llvm-symbolizer, without
 # which sanitizer reports carry bare addresses and the leak checker's
@@ -23,7 +24,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libhwloc-dev libhwloc-plugins hwloc libboost-graph-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-  doctest-dev libbliss-dev libgmp-dev libpugixml-dev libbenchmark-dev
+  doctest-dev libbliss-dev libgmp-dev libpugixml-dev libbenchmark-dev coinor-libclp-dev
   python3 python3-jsonschema
   clang llvm
   # Open MPI: libvpcat_mpi, the PMPI interposer, their mpirun tests, vp-analyze gather (mpi/).

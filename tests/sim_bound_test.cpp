@@ -2,9 +2,9 @@
 // hand-computed cases, and against simulated schedules.
 #include <doctest/doctest.h>
 
-#include <map>
 
 #include "contention_file.hpp"
+#include "sim_platforms.hpp"
 #include "vp/sim/baselines.hpp"
 #include "vp/sim/lower_bound.hpp"
 #include "vp/sim/route_bound.hpp"
@@ -17,6 +17,8 @@
 
 using namespace vp;
 using namespace vp::sim;
+using vp::sim::test::fixture_platforms;
+using vp::sim::test::suite_demands;
 
 namespace {
 constexpr const char* kServer = "[g2,n1],[g2,n1]|[g2,n1],[g2,n1]";  // Gen4 x16 (24 GB/s), 200 Gb/s NICs, AMD sockets (16 GB/s)
@@ -240,50 +242,6 @@ TEST_CASE("no baseline beats the bound") {
 }
 
 // ---- the route bound (route_bound.hpp) ---------------------------------------
-
-namespace {
-
-// The fixture platforms (fixtures/platforms/): each node type alone, each
-// 4-node cluster file, and the suite's server on small rail and leaf/spine
-// fabrics (the 16- and 32-node files have the same shapes, too big to
-// simulate here under ASan).
-const std::map<std::string, Topology>& fixture_platforms() {
-  static const std::map<std::string, Topology> out = [] {
-    const std::string root = VP_FIXTURES_DIR;
-    ImportOptions io;
-    io.cluster_root = root;  // the MI300X description names ../real/hwloc-xml/
-    auto node = [&](const std::string& rel) { return import_topology(root + "/" + rel, InputFormat::auto_detect, io); };
-    auto cluster = [&](const std::string& rel) {
-      return expand_cluster(load_cluster_spec(root + "/platforms/" + rel, nullptr, io));
-    };
-    std::map<std::string, Topology> m;
-    m["pcie-gen4-2s4sw8g"] = node("platforms/pcie-gen4-2s4sw8g.json");
-    m["aws-g5-48xl"] = node("platforms/aws-g5-48xl.json");
-    m["aws-g6-48xl"] = node("platforms/aws-g6-48xl.json");
-    m["mi300x"] = node("real/hwloc-xml/rixl-mi300x-topo.xml");
-    m["pcie-gen4-2s4sw8g-4n-switch"] = cluster("pcie-gen4-2s4sw8g-4n-switch.cluster.json");
-    m["aws-g5-48xl-4n-switch"] = cluster("aws-g5-48xl-4n-switch.cluster.json");
-    m["aws-g6-48xl-4n-switch"] = cluster("aws-g6-48xl-4n-switch.cluster.json");
-    m["mi300x-4n-switch"] = cluster("mi300x-4n-switch.cluster.json");
-    const Topology& server = m["pcie-gen4-2s4sw8g"];
-    m["pcie-gen4-2s4sw8g-3n-rail"] = expand_cluster(cluster_from_shortcut(server, 3, FabricKind::rail, 0, 1.0));
-    m["pcie-gen4-2s4sw8g-4n-leafspine2to1"] =
-        expand_cluster(cluster_from_shortcut(server, 4, FabricKind::leaf_spine, 2, 2.0));
-    return m;
-  }();
-  return out;
-}
-
-std::vector<std::pair<std::string, Demand>> suite_demands(std::size_t n) {
-  MoeOptions moe;
-  moe.tokens_per_gpu = 256;
-  moe.zipf_exponent = 1.2;
-  return {{"uniform", uniform_demand(n, 1e6)},
-          {"hotspot", hot_spot_demand(n, 1e6, n / 3)},
-          {"moe", moe_dispatch_demand(n, moe)}};
-}
-
-}  // namespace
 
 TEST_CASE("the route bound: a switch's NIC link that the default routes crowd, where relays could go around") {
   // Two nodes of kServer on one switch. node0's gpu0 and gpu1 (both under

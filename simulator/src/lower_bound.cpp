@@ -7,6 +7,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "idle_nics.hpp"
+
 namespace vp::sim {
 
 namespace {
@@ -230,17 +232,7 @@ LowerBound lower_bound(const Topology& t, const Demand& demand, const BoundOptio
   demand.check_fits(t, "demand");
   if (!std::isfinite(opts.latency_us) || opts.latency_us < 0)
     throw std::invalid_argument(fmt::format("lower_bound: latency_us must be finite and >= 0, got {}", opts.latency_us));
-  // NICs that carry GPU traffic: those with GPUDirect RDMA, or every NIC of
-  // a node that has none (the schedulers' and the catalog's rule:
-  // baseline_common.cpp nearest_rdma_nic, nic_port_gbps in the analyzer).
-  std::vector<char> idle_nic(t.components.size(), 0);
-  for (std::size_t n = 0; n < t.nodes.size(); ++n) {
-    bool rdma = false;
-    for (ComponentId nic : t.nics) rdma |= t.components[nic].node == static_cast<std::int32_t>(n) && t.components[nic].gpudirect;
-    if (!rdma) continue;
-    for (ComponentId nic : t.nics)
-      if (t.components[nic].node == static_cast<std::int32_t>(n) && !t.components[nic].gpudirect) idle_nic[nic] = 1;
-  }
+  const std::vector<char> idle_nic = detail::idle_nics(t);
   CutFinder finder(t, demand, idle_nic);
   for (ComponentId g : t.gpus) {
     std::string name = t.display_name(g);

@@ -1,0 +1,172 @@
+#include "vp/sim/flow_bound.hpp"
+
+#include <coin/Clp_C_Interface.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "idle_nics.hpp"
+
+namespace vp::sim {
+
+namespace {
+
+constexpr int kNoRow = -1;
+// No bound, as CLP reads it (its COIN_DBL_MAX).
+constexpr double kUnbounded = std::numeric_limits<double>::max();
+
+// The program in CLP's column-major form (docs in flow_bound.hpp). Column 0
+// is the scaled time tau; then, per source, one column per usable link.
+// Rows: per source, one conservation row per component it does not start
+// at; one capacity row per usable link; one per forwarder.
+struct Program {
+  std::vector<CoinBigIndex> start{0};
+  std::vector<int> index;
+  std::vector<double> value;
+  std::vector<double> row_lower, row_upper;
+
+  int add_row(double lower, double upper) {
+    row_lower.push_back(lower);
+    row_upper.push_back(upper);
+    return static_cast<int>(row_lower.size()) - 1;
+  }
+  void entry(int row, double v) {
+    if (row == kNoRow) return;
+    index.push_back(row);
+    value.push_back(v);
+  }
+  void end_column() { start.push_back(static_cast<CoinBigIndex>(index.size())); }
+  int columns() const { return static_cast<int>(start.size()) - 1; }
+  int rows() const { return static_cast<int>(row_lower.size()); }
+};
+
+struct ClpDeleter {
+  void operator()(Clp_Simplex* m) const { Clp_deleteModel(m); }
+};
+
+}  // namespace
+
+FlowBound flow_bound(const Topology& t, const Demand& demand, const BoundOptions& opts) {
+  demand.check_fits(t, "demand");
+  if (!std::isfinite(opts.latency_us) || opts.latency_us < 0)
+    throw std::invalid_argument(fmt::format("flow_bound: latency_us must be finite and >= 0, got {}", opts.latency_us));
+  const std::size_t n = t.gpus.size();
+  if (n > kFlowBoundMaxGpus)
+    throw std::invalid_argument(
+        fmt::format("flow_bound: {} GPUs, more than the {} this linear program is offered for", n, kFlowBoundMaxGpus));
+
+  // Byte and rate scales, so that the program's coefficients are near 1.
+  double unit = 0.0;
+  std::vector<std::size_t> sources;
+  for (std::size_t s = 0; s < n; ++s) {
+    if (demand.row_sum(s) > 0) sources.push_back(s);
+    for (std::size_t d = 0; d < n; ++d)
+      if (d != s) unit = std::max(unit, demand.at(s, d));
+  }
+  FlowBound out;
+  if (sources.empty()) return out;
+
+  const std::vector<char> idle = detail::idle_nics(t);
+  std::vector<LinkId> links;  // the usable links
+  double rate = 0.0;          // largest capacity, GB/s
+  for (LinkId l = 0; l < t.links.size(); ++l) {
+    if (idle[t.links[l].src] || idle[t.links[l].dst]) continue;
+    links.push_back(l);
+    rate = std::max(rate, t.links[l].capacity.gbps);
+  }
+  std::vector<ComponentId> forwarders;
+  for (const Component& c : t.components)
+    if (c.forward && !idle[c.id]) forwarders.push_back(c.id), rate = std::max(rate, c.forward->gbps);
+  if (!(rate > 0)) {  // nothing can carry a byte
+    out.time_us = std::numeric_limits<double>::infinity();
+    return out;
+  }
+  std::vector<int> gpu_of(t.components.size(), -1);
+  for (std::size_t g = 0; g < n; ++g) gpu_of[t.gpus[g]] = static_cast<int>(g);
+
+  Program p;
+  // Conservation rows: row[k][c] for source k at component c.
+  std::vector<std::vector<int>> conservation(sources.size(), std::vector<int>(t.components.size(), kNoRow));
+  for (std::size_t k = 0; k < sources.size(); ++k) {
+    for (const Component& c : t.components) {
+      if (idle[c.id] || c.id == t.gpus[sources[k]]) continue;
+      const double absorbed = gpu_of[c.id] >= 0 ? demand.at(sources[k], static_cast<std::size_t>(gpu_of[c.id])) / unit : 0.0;
+      conservation[k][c.id] = p.add_row(absorbed, absorbed);
+    }
+  }
+  std::vector<int> capacity_row(t.links.size(), kNoRow), forward_row(t.components.size(), kNoRow);
+  for (LinkId l : links) capacity_row[l] = p.add_row(-kUnbounded, 0.0);
+  for (ComponentId x : forwarders) {
+    // What enters a GPU with a forwarding capacity and stays there is not
+    // transit: its received bytes are allowed above the limit.
+    const double absorbed = gpu_of[x] >= 0 ? demand.column_sum(static_cast<std::size_t>(gpu_of[x])) / unit : 0.0;
+    forward_row[x] = p.add_row(-kUnbounded, absorbed);
+  }
+
+  // Column 0, tau: T = tau x unit / (rate x 1e3) microseconds.
+  for (LinkId l : links) p.entry(capacity_row[l], -t.links[l].capacity.gbps / rate);
+  for (ComponentId x : forwarders) p.entry(forward_row[x], -t.components[x].forward->gbps / rate);
+  p.end_column();
+  for (std::size_t k = 0; k < sources.size(); ++k) {
+    for (LinkId l : links) {
+      p.entry(conservation[k][t.links[l].src], -1.0);  // leaves its source end
+      p.entry(conservation[k][t.links[l].dst], 1.0);   // enters its far end
+      p.entry(capacity_row[l], 1.0);
+      p.entry(forward_row[t.links[l].dst], 1.0);
+      p.end_column();
+    }
+  }
+  out.variables = static_cast<std::size_t>(p.columns());
+  out.constraints = static_cast<std::size_t>(p.rows());
+
+  std::vector<double> col_lower(out.variables, 0.0), col_upper(out.variables, kUnbounded),
+      objective(out.variables, 0.0);
+  objective[0] = 1.0;
+  std::unique_ptr<Clp_Simplex, ClpDeleter> model(Clp_newModel());
+  if (!model) throw std::runtime_error("flow_bound: the LP solver could not create a model");
+  Clp_setLogLevel(model.get(), 0);
+  Clp_loadProblem(model.get(), p.columns(), p.rows(), p.start.data(), p.index.data(), p.value.data(),
+                  col_lower.data(), col_upper.data(), objective.data(), p.row_lower.data(), p.row_upper.data());
+  Clp_setOptimizationDirection(model.get(), 1.0);  // minimise
+  Clp_initialSolve(model.get());
+  const int status = Clp_status(model.get());
+  if (status == 1) {  // primal infeasible: some bytes have no path
+    out.time_us = std::numeric_limits<double>::infinity();
+    return out;
+  }
+  if (status != 0)
+    throw std::runtime_error(fmt::format("flow_bound: the LP solver stopped with status {} on {} columns x {} rows",
+                                         status, p.columns(), p.rows()));
+  const double tau = Clp_getColSolution(model.get())[0];
+  out.time_us = tau * unit / (rate * 1e3) + opts.latency_us;
+
+  // The fractional cut: dual price x capacity per resource. Their sum is
+  // tau's objective coefficient, 1, by duality; normalised against rounding.
+  const double* dual = Clp_dualRowSolution(model.get());
+  std::vector<FlowBoundShare> shares;
+  double total = 0.0;
+  auto share = [&](int row, double gbps, auto name) {
+    const double w = std::abs(dual[row]) * gbps / rate;
+    if (!(w > 1e-9)) return;
+    shares.push_back({name(), w});
+    total += w;
+  };
+  for (LinkId l : links)
+    share(capacity_row[l], t.links[l].capacity.gbps,
+          [&] { return t.display_name(t.links[l].src) + " -> " + t.display_name(t.links[l].dst) + " link"; });
+  for (ComponentId x : forwarders)
+    share(forward_row[x], t.components[x].forward->gbps, [&] { return t.display_name(x) + " forwarding"; });
+  for (FlowBoundShare& s : shares) s.share /= total;
+  std::stable_sort(shares.begin(), shares.end(),
+                   [](const FlowBoundShare& a, const FlowBoundShare& b) { return a.share > b.share; });
+  if (shares.size() > 8) shares.resize(8);
+  out.binding = std::move(shares);
+  return out;
+}
+
+}  // namespace vp::sim
