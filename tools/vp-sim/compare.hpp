@@ -5,11 +5,13 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "vp/sim/demand.hpp"
+#include "vp/sim/flow_bound.hpp"
 #include "vp/sim/job_view.hpp"
 #include "vp/sim/lower_bound.hpp"
 #include "vp/sim/route_bound.hpp"
@@ -62,6 +64,9 @@ struct SchedulerResult {
 struct CaseResult {
   sim::LowerBound bound;
   sim::LowerBound route_bound;  // direct_route_bound(): holds for fanout, nccl, spreadout only
+  // flow_bound(), when asked for (vp-sim --flow-bound; compare() leaves it
+  // empty: the LP solver is linked by vp-sim alone).
+  std::optional<sim::FlowBound> flow_bound;
   double total_bytes = 0.0;
   std::vector<SchedulerResult> results;  // in the order asked
   // Baselines not run on a job's view, and why (CompareOptions::skip_inapplicable).

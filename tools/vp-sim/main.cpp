@@ -2,7 +2,8 @@
 // demand (a file, or one of the evaluation suite's workloads), and for each
 // scheduler -- VarioPath's planner and the baselines -- check its schedule
 // and simulate it; print the cut lower bound, the route bound of the
-// direct-route schedulers (fanout, nccl, spreadout) and every result.
+// direct-route schedulers (fanout, nccl, spreadout), with --flow-bound the
+// LP bound over every route, and every result.
 //
 //   vp-sim --catalog cluster.vpcat --demand D.json --schedulers all --json
 //   vp-sim --catalog cluster.vpcat --workload moe:zipf=1.2,hidden=4096
@@ -33,6 +34,7 @@
 #include "vp/cli/run_main.hpp"
 #include "vp/cli/subset_arg.hpp"
 #include "vp/sim/catalog_topology.hpp"
+#include "vp/sim/flow_bound.hpp"
 #include "vp/sim/job_view.hpp"
 #include "vp/sim/variopath.hpp"
 #include "vpcat/mapped_file.hpp"
@@ -45,6 +47,7 @@ struct Options {
   std::string gpus, nodes;  // a subset (docs/subsets.md)
   std::string calls;        // FIRST:END of a sequence
   bool json = false;
+  bool flow_bound = false;  // also solve the flow bound's LP per call
   vp::sim_cli::CompareOptions compare;
 };
 
@@ -148,11 +151,17 @@ int run(Options o) {
     info.workload = w.text();
   }
   if (!o.calls.empty()) select_calls(o.calls, demands, info);
+  if (o.flow_bound && info.gpus > vp::sim::kFlowBoundMaxGpus)
+    throw vp::UsageError(fmt::format("--flow-bound: the {} has {} GPUs; the linear program is offered up to {}",
+                                     subset ? "subset" : "catalog", info.gpus, vp::sim::kFlowBoundMaxGpus));
   std::vector<vp::sim_cli::CaseResult> calls;
   for (const vp::sim::Demand& d : demands) {
     try {
       o.compare.keep = calls.empty() ? o.svg_scheduler : std::string();  // the picture draws the first call
       calls.push_back(vp::sim_cli::compare(topology, planner, d, schedulers, o.compare, job ? &*job : nullptr));
+      if (o.flow_bound)
+        calls.back().flow_bound =
+            vp::sim::flow_bound(job ? job->topology : topology, d, vp::sim::BoundOptions{o.compare.sim.latency_us});
     } catch (const vp::sim::PlanRefused& e) {
       if (o.demand.empty()) throw;
       throw demand_file.refusal(e.status());  // at the entry it names
@@ -234,6 +243,9 @@ int main(int argc, char** argv) {
   app.add_option("--contention", o.contention,
                  "The contention model's parameter table (schemas/contention.schema.json; the committed one is "
                  "simulator/contention.json); required with --model contention");
+  app.add_flag("--flow-bound", o.flow_bound,
+               "Also solve the flow bound: the fluid optimum over every route, a linear program (COIN-OR CLP), to "
+               "show how tight the cut bound is; up to 64 GPUs (docs/simulator.md)");
   app.add_flag("--json", o.json, "Print JSON (schemas/sim.schema.json) instead of a table");
   app.add_option("--svg", o.svg,
                  "Also draw the simulated timeline of one schedule (--svg-scheduler) as SVG to FILE (\"-\": standard "

@@ -24,11 +24,24 @@ ordered_json cut_json(const sim::Cut& c) {
   return j;
 }
 
-ordered_json result_json(const SchedulerResult& r, double bound_us, double route_bound_us) {
+// The flow bound's detail (the program's fractional cut and size).
+ordered_json flow_json(const sim::FlowBound& f) {
+  ordered_json j;
+  ordered_json binding = ordered_json::array();
+  for (const sim::FlowBoundShare& s : f.binding) binding.push_back(ordered_json{{"resource", s.resource}, {"share", s.share}});
+  j["binding"] = binding;
+  j["variables"] = f.variables;
+  j["constraints"] = f.constraints;
+  return j;
+}
+
+// flow_bound_us < 0: not computed.
+ordered_json result_json(const SchedulerResult& r, double bound_us, double route_bound_us, double flow_bound_us) {
   ordered_json j;
   j["time_us"] = r.time_us;
   j["ratio_to_bound"] = ratio(bound_us, r.time_us);
   if (direct_route_scheduler(r.name)) j["ratio_to_route_bound"] = ratio(route_bound_us, r.time_us);
+  if (flow_bound_us >= 0) j["ratio_to_flow_bound"] = ratio(flow_bound_us, r.time_us);
   j["planning_us"] = r.planning_us;
   j["steps"] = r.steps;
   j["flows"] = r.flows;
@@ -43,9 +56,11 @@ ordered_json case_json(const CaseResult& c) {
   j["bound_cut"] = cut_json(c.bound.cut);
   j["route_bound_us"] = c.route_bound.time_us;
   j["route_bound_resource"] = cut_json(c.route_bound.cut);
+  if (c.flow_bound) j["flow_bound_us"] = c.flow_bound->time_us, j["flow_bound"] = flow_json(*c.flow_bound);
+  const double flow_us = c.flow_bound ? c.flow_bound->time_us : -1.0;
   ordered_json results = ordered_json::object();
   for (const SchedulerResult& r : c.results)
-    results[r.name] = result_json(r, c.bound.time_us, c.route_bound.time_us);
+    results[r.name] = result_json(r, c.bound.time_us, c.route_bound.time_us, flow_us);
   j["results"] = results;
   return j;
 }
@@ -95,6 +110,16 @@ double route_bound_sum(const std::vector<CaseResult>& calls, std::size_t& call) 
   for (std::size_t c = 0; c < calls.size(); ++c) {
     sum += calls[c].route_bound.time_us;
     if (calls[c].route_bound.time_us > calls[call].route_bound.time_us) call = c;
+  }
+  return sum;
+}
+
+// The flow bounds of a sequence summed; -1 when they were not computed.
+double flow_bound_sum(const std::vector<CaseResult>& calls) {
+  double sum = 0;
+  for (const CaseResult& c : calls) {
+    if (!c.flow_bound) return -1.0;
+    sum += c.flow_bound->time_us;
   }
   return sum;
 }
@@ -153,6 +178,16 @@ std::string route_ratio_text(const std::string& name, double route_bound_us, dou
   return direct_route_scheduler(name) ? ratio_text(route_bound_us, time_us) : "";
 }
 
+// The flow bound's line: its time, the cut bound's share of it, and the
+// program's fractional cut (its three largest shares).
+std::string flow_text(double cut_bound_us, const sim::FlowBound& f) {
+  std::string binding;
+  for (std::size_t i = 0; i < f.binding.size() && i < 3; ++i)
+    binding += fmt::format("{}{} {:.0f}%", i ? ", " : "", f.binding[i].resource, 100 * f.binding[i].share);
+  return fmt::format("flow bound {:.1f} us (linear program over every route; lower bound / flow bound {}{})\n",
+                     f.time_us, ratio_text(f.time_us, cut_bound_us), binding.empty() ? "" : "; binding: " + binding);
+}
+
 // (no scheduler named before the table: its rows come in the order asked)
 constexpr const char* kRouteBoundFor = "direct default routes: the schedulers with a /route figure only";
 
@@ -187,12 +222,15 @@ std::string report_json(const RunInfo& info, const std::vector<CaseResult>& call
   ordered_json resource = cut_json(calls[route_call].route_bound.cut);
   resource["call"] = info.first_call + route_call;
   j["route_bound_resource"] = resource;
+  const double flow_us = flow_bound_sum(calls);
+  if (flow_us >= 0) j["flow_bound_us"] = flow_us;
   ordered_json results = ordered_json::object();
   for (const Summary& s : sums) {
     ordered_json r;
     r["time_us"] = s.time_us;
     r["ratio_to_bound"] = ratio(bound_us, s.time_us);
     if (direct_route_scheduler(s.name)) r["ratio_to_route_bound"] = ratio(route_us, s.time_us);
+    if (flow_us >= 0) r["ratio_to_flow_bound"] = ratio(flow_us, s.time_us);
     r["planning_us"] = s.planning_us;
     r["steps"] = s.steps;
     r["flows"] = s.flows;
@@ -221,8 +259,10 @@ std::string report_text(const RunInfo& info, const std::vector<CaseResult>& call
     const CaseResult& c = calls.front();
     s += fmt::format("{:.0f} bytes; lower bound {:.1f} us ({})\n", c.total_bytes, c.bound.time_us,
                      cut_text(c.bound.cut));
-    s += fmt::format("route bound {:.1f} us ({}; {})\n\n", c.route_bound.time_us, cut_text(c.route_bound.cut),
+    s += fmt::format("route bound {:.1f} us ({}; {})\n", c.route_bound.time_us, cut_text(c.route_bound.cut),
                      kRouteBoundFor);
+    if (c.flow_bound) s += flow_text(c.bound.time_us, *c.flow_bound);
+    s += "\n";
     s += fmt::format("{:<20} {:>14} {:>9} {:>9} {:>12} {:>8} {:>9}\n", "scheduler", "time_us", "/bound", "/route",
                      "planning_us", "steps", "flows");
     for (const SchedulerResult& r : c.results)
@@ -240,8 +280,12 @@ std::string report_text(const RunInfo& info, const std::vector<CaseResult>& call
   s += fmt::format("{} calls{}; lower bounds sum to {:.1f} us (largest: call {}, {})\n", calls.size(),
                    info.has_first_call ? fmt::format(" ({} to {})", at, at + calls.size() - 1) : std::string(),
                    bound_us, at + bound_call, cut_text(calls[bound_call].bound.cut));
-  s += fmt::format("route bounds sum to {:.1f} us (largest: call {}, {}; {})\n\n", route_us, at + route_call,
+  s += fmt::format("route bounds sum to {:.1f} us (largest: call {}, {}; {})\n", route_us, at + route_call,
                    cut_text(calls[route_call].route_bound.cut), kRouteBoundFor);
+  if (const double flow_us = flow_bound_sum(calls); flow_us >= 0)
+    s += fmt::format("flow bounds sum to {:.1f} us (linear program over every route; lower bound / flow bound {})\n",
+                     flow_us, ratio_text(flow_us, bound_us));
+  s += "\n";
   s += fmt::format("{:<20} {:>14} {:>9} {:>9} {:>11} {:>12} {:>12}\n", "scheduler", "total_us", "/bound", "/route",
                    "mean/bound", "worst/bound", "planning_us");
   for (const Summary& r : sums)
