@@ -7,8 +7,10 @@
 # analyzes each evaluation platform once (fixtures/platforms/), runs the
 # suite of workloads on every platform with every scheduler under both
 # models (vp-sim --json, --model ideal and --model contention with
-# simulator/contention.json), then the sweeps of the contention parameters
-# that have no published figure (off and their upper value, on a few cases),
+# simulator/contention.json; the ideal runs of the platforms of at most 64
+# GPUs also compute the LP flow bound), then the sweeps of the contention
+# parameters that have no published figure (off and their upper value, on a
+# few cases),
 # VP_EVAL_JOBS processes at a time (default 2), and writes docs/evaluation.md
 # and the SVG charts in docs/evaluation/ (scripts/evaluate_report.py).
 # Intermediate files (catalogs, one JSON per run) stay in
@@ -71,11 +73,16 @@ done
 
 # Jobs: largest platforms and the drift sequence first (they take longest).
 echo "== simulate ($JOBS at a time, epsilon $EPSILON)"
-# A job: platform, workload, results folder, table ("-" = the ideal model).
+# A job: platform, workload, results folder, table ("-" = the ideal model),
+# and "flow" where the ideal run also computes the LP flow bound (vp-sim
+# --flow-bound; platforms of at most 64 GPUs, FLOW_PLATFORMS).
+FLOW_PLATFORMS="pcie-4n-switch aws-g6-4n-switch aws-g5-4n-switch pcie-1n"
 : >"$OUT/jobs.txt"
 for name in $(cat "$OUT/platforms.txt"); do
+  flow=-
+  if echo " $FLOW_PLATFORMS " | grep -q " $name "; then flow=flow; fi
   for w in $WORKLOADS; do
-    echo "$name $w ideal -" >>"$OUT/jobs.txt"
+    echo "$name $w ideal - $flow" >>"$OUT/jobs.txt"
     echo "$name $w contention $TABLE" >>"$OUT/jobs.txt"
   done
 done
@@ -118,6 +125,7 @@ xargs -P "$JOBS" -L 1 sh -c '
   file="$OUT/results/$2/$0__$(echo "$1" | tr ":=," "_-_").json"
   model="--model ideal"
   [ "$3" = "-" ] || model="--model contention --contention $3"
+  [ "${4:-}" != flow ] || model="$model --flow-bound"
   t0=$(date +%s.%N)
   # shellcheck disable=SC2086
   "$SIM" --catalog "$OUT/catalogs/$0.vpcat" --workload "$1" --schedulers all --epsilon "$EPSILON" $model --json \
