@@ -60,6 +60,9 @@ def main():
             # NVLink-style skipped), with its gpu_map.
             "subset": ["--workload", "uniform:bytes=65536", "--gpus", "0-2,8-12"],
             "slice": ["--workload", "drift:calls=3,tokens=64", "--schedulers", "variopath,fanout", "--calls", "1:3"],
+            # The flow bound's fields, for one call and for a sequence.
+            "flow": ["--workload", "uniform:bytes=65536", "--schedulers", "fanout", "--flow-bound"],
+            "flow_drift": ["--workload", "drift:calls=2,tokens=64", "--schedulers", "fanout", "--flow-bound"],
         }
         for name, demand in files.items():
             path = os.path.join(tmp, name + ".json")
@@ -84,6 +87,14 @@ def main():
                     print(f"{name}: call {k}: route_bound_us {case['route_bound_us']} is below lower_bound_us "
                           f"{case['lower_bound_us']}")
                     failures += 1
+                # Nor the flow bound below the cut bound.
+                if "flow_bound_us" in case and case["flow_bound_us"] < case["lower_bound_us"] * (1 - 1e-7):
+                    print(f"{name}: call {k}: flow_bound_us {case['flow_bound_us']} is below lower_bound_us "
+                          f"{case['lower_bound_us']}")
+                    failures += 1
+            if name.startswith("flow") and "flow_bound_us" not in doc:
+                print(f"{name}: --flow-bound printed no flow_bound_us")
+                failures += 1
             print(f"{name}: {len(doc['results'])} schedulers, {'ok' if not errors else 'INVALID'}")
         # The schema must reject what vp-sim must never print.
         bad = json.loads(subprocess.run([vp_sim, "--catalog", catalog, *runs["uniform"], "--json"],

@@ -3,7 +3,6 @@
 #include <doctest/doctest.h>
 
 
-#include "contention_file.hpp"
 #include "sim_platforms.hpp"
 #include "vp/sim/baselines.hpp"
 #include "vp/sim/lower_bound.hpp"
@@ -18,16 +17,12 @@
 using namespace vp;
 using namespace vp::sim;
 using vp::sim::test::fixture_platforms;
-using vp::sim::test::suite_demands;
+using vp::sim::test::committed_contention;
+using vp::sim::test::for_each_suite_case;
+using vp::sim::test::no_latency;
 
 namespace {
 constexpr const char* kServer = "[g2,n1],[g2,n1]|[g2,n1],[g2,n1]";  // Gen4 x16 (24 GB/s), 200 Gb/s NICs, AMD sockets (16 GB/s)
-
-BoundOptions no_latency() {
-  BoundOptions o;
-  o.latency_us = 0;
-  return o;
-}
 }  // namespace
 
 TEST_CASE("a GPU's own link bounds what it sends") {
@@ -320,26 +315,20 @@ TEST_CASE("the route bound is the simulated time of one transfer alone, on every
 }
 
 TEST_CASE("the route bound lies between the graph bound and every direct-route baseline, on every fixture platform") {
-  SimOptions ideal;
-  SimOptions contention;
-  contention.contention = sim_cli::read_contention_file(VP_CONTENTION_TABLE);
-  REQUIRE(contention.contention.enabled);
-  for (const auto& [name, t] : fixture_platforms()) {
-    for (const auto& [workload, d] : suite_demands(t.gpus.size())) {
-      CAPTURE(name);
-      CAPTURE(workload);
-      const LowerBound graph = lower_bound(t, d);
-      const LowerBound route = direct_route_bound(t, d);
-      CAPTURE(graph.cut.name);
-      CAPTURE(route.cut.name);
-      // A theorem for direct routes (route_bound.hpp).
-      CHECK(route.time_us >= graph.time_us * (1 - 1e-12));
-      for (const Schedule& s : {fanout_schedule(t, d), nccl_schedule(t, d), spreadout_schedule(t, d)}) {
-        CHECK(simulate(t, s, ideal).time_us >= route.time_us * (1 - 1e-9));
-        CHECK(simulate(t, s, contention).time_us >= route.time_us * (1 - 1e-9));
-      }
+  const SimOptions ideal;
+  const SimOptions contention = committed_contention();
+  for_each_suite_case([&](const std::string&, const Topology& t, const std::string&, const Demand& d) {
+    const LowerBound graph = lower_bound(t, d);
+    const LowerBound route = direct_route_bound(t, d);
+    CAPTURE(graph.cut.name);
+    CAPTURE(route.cut.name);
+    // A theorem for direct routes (route_bound.hpp).
+    CHECK(route.time_us >= graph.time_us * (1 - 1e-12));
+    for (const Schedule& s : {fanout_schedule(t, d), nccl_schedule(t, d), spreadout_schedule(t, d)}) {
+      CHECK(simulate(t, s, ideal).time_us >= route.time_us * (1 - 1e-9));
+      CHECK(simulate(t, s, contention).time_us >= route.time_us * (1 - 1e-9));
     }
-  }
+  });
 }
 
 TEST_CASE("the route bound: an empty demand needs no time; a demand must fit; the latency must be valid") {

@@ -1,5 +1,9 @@
 #include "sim_platforms.hpp"
 
+#include <doctest/doctest.h>
+
+#include "contention_file.hpp"
+
 #include "vp/import/import.hpp"
 #include "vp/sim/workloads.hpp"
 #include "vp/topology/cluster.hpp"
@@ -40,6 +44,30 @@ std::vector<std::pair<std::string, Demand>> suite_demands(std::size_t n) {
   return {{"uniform", uniform_demand(n, 1e6)},
           {"hotspot", hot_spot_demand(n, 1e6, n / 3)},
           {"moe", moe_dispatch_demand(n, moe)}};
+}
+
+void for_each_suite_case(
+    const std::function<void(const std::string&, const Topology&, const std::string&, const Demand&)>& f) {
+  for (const auto& [name, t] : fixture_platforms()) {
+    for (const auto& [workload, d] : suite_demands(t.gpus.size())) {
+      CAPTURE(name);
+      CAPTURE(workload);
+      f(name, t, workload, d);
+    }
+  }
+}
+
+SimOptions committed_contention() {
+  SimOptions o;
+  o.contention = sim_cli::read_contention_file(VP_CONTENTION_TABLE);
+  REQUIRE(o.contention.enabled);
+  return o;
+}
+
+BoundOptions no_latency() {
+  BoundOptions o;
+  o.latency_us = 0;
+  return o;
 }
 
 }  // namespace vp::sim::test

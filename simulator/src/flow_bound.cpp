@@ -45,6 +45,28 @@ struct Program {
   int rows() const { return static_cast<int>(row_lower.size()); }
 };
 
+// Whether some pair with bytes has no path over the usable links.
+bool unreachable_pair(const Topology& t, const Demand& demand, const std::vector<LinkId>& links) {
+  std::vector<std::vector<ComponentId>> out(t.components.size());
+  for (LinkId l : links) out[t.links[l].src].push_back(t.links[l].dst);
+  const std::size_t n = t.gpus.size();
+  for (std::size_t s = 0; s < n; ++s) {
+    if (!(demand.row_sum(s) > 0)) continue;
+    std::vector<char> seen(t.components.size(), 0);
+    std::vector<ComponentId> stack{t.gpus[s]};
+    seen[t.gpus[s]] = 1;
+    while (!stack.empty()) {
+      const ComponentId v = stack.back();
+      stack.pop_back();
+      for (ComponentId w : out[v])
+        if (!seen[w]) seen[w] = 1, stack.push_back(w);
+    }
+    for (std::size_t d = 0; d < n; ++d)
+      if (d != s && demand.at(s, d) > 0 && !seen[t.gpus[d]]) return true;
+  }
+  return false;
+}
+
 struct ClpDeleter {
   void operator()(Clp_Simplex* m) const { Clp_deleteModel(m); }
 };
@@ -80,8 +102,13 @@ FlowBound flow_bound(const Topology& t, const Demand& demand, const BoundOptions
     rate = std::max(rate, t.links[l].capacity.gbps);
   }
   std::vector<ComponentId> forwarders;
+  // Forwarders other than GPUs: a byte a GPU relays arrives and leaves as
+  // two transfers, of which the GPU is an end, and the simulator charges
+  // forwarding only inside one transfer's route; so a GPU's forwarding
+  // capacity would bound what no schedule is held to.
   for (const Component& c : t.components)
-    if (c.forward && !idle[c.id]) forwarders.push_back(c.id), rate = std::max(rate, c.forward->gbps);
+    if (c.forward && !idle[c.id] && c.kind != ComponentKind::gpu)
+      forwarders.push_back(c.id), rate = std::max(rate, c.forward->gbps);
   if (!(rate > 0)) {  // nothing can carry a byte
     out.time_us = std::numeric_limits<double>::infinity();
     return out;
@@ -101,12 +128,7 @@ FlowBound flow_bound(const Topology& t, const Demand& demand, const BoundOptions
   }
   std::vector<int> capacity_row(t.links.size(), kNoRow), forward_row(t.components.size(), kNoRow);
   for (LinkId l : links) capacity_row[l] = p.add_row(-kUnbounded, 0.0);
-  for (ComponentId x : forwarders) {
-    // What enters a GPU with a forwarding capacity and stays there is not
-    // transit: its received bytes are allowed above the limit.
-    const double absorbed = gpu_of[x] >= 0 ? demand.column_sum(static_cast<std::size_t>(gpu_of[x])) / unit : 0.0;
-    forward_row[x] = p.add_row(-kUnbounded, absorbed);
-  }
+  for (ComponentId x : forwarders) forward_row[x] = p.add_row(-kUnbounded, 0.0);  // all it receives is transit
 
   // Column 0, tau: T = tau x unit / (rate x 1e3) microseconds.
   for (LinkId l : links) p.entry(capacity_row[l], -t.links[l].capacity.gbps / rate);
@@ -135,7 +157,12 @@ FlowBound flow_bound(const Topology& t, const Demand& demand, const BoundOptions
   Clp_setOptimizationDirection(model.get(), 1.0);  // minimise
   Clp_initialSolve(model.get());
   const int status = Clp_status(model.get());
-  if (status == 1) {  // primal infeasible: some bytes have no path
+  if (status == 1) {  // primal infeasible: some bytes must have no path
+    if (!unreachable_pair(t, demand, links))
+      throw std::runtime_error(fmt::format(
+          "flow_bound: the LP solver reports the program infeasible on {} columns x {} rows, but every pair "
+          "with bytes has a path",
+          p.columns(), p.rows()));
     out.time_us = std::numeric_limits<double>::infinity();
     return out;
   }
@@ -145,23 +172,21 @@ FlowBound flow_bound(const Topology& t, const Demand& demand, const BoundOptions
   const double tau = Clp_getColSolution(model.get())[0];
   out.time_us = tau * unit / (rate * 1e3) + opts.latency_us;
 
-  // The fractional cut: dual price x capacity per resource. Their sum is
-  // tau's objective coefficient, 1, by duality; normalised against rounding.
+  // The fractional cut: dual price x capacity per resource, in the units
+  // of tau's column. Their sum is tau's objective coefficient, 1, by
+  // duality (not renormalised: tests/sim_flow_bound_test.cpp checks it).
   const double* dual = Clp_dualRowSolution(model.get());
   std::vector<FlowBoundShare> shares;
-  double total = 0.0;
   auto share = [&](int row, double gbps, auto name) {
     const double w = std::abs(dual[row]) * gbps / rate;
     if (!(w > 1e-9)) return;
     shares.push_back({name(), w});
-    total += w;
   };
   for (LinkId l : links)
     share(capacity_row[l], t.links[l].capacity.gbps,
           [&] { return t.display_name(t.links[l].src) + " -> " + t.display_name(t.links[l].dst) + " link"; });
   for (ComponentId x : forwarders)
     share(forward_row[x], t.components[x].forward->gbps, [&] { return t.display_name(x) + " forwarding"; });
-  for (FlowBoundShare& s : shares) s.share /= total;
   std::stable_sort(shares.begin(), shares.end(),
                    [](const FlowBoundShare& a, const FlowBoundShare& b) { return a.share > b.share; });
   if (shares.size() > 8) shares.resize(8);

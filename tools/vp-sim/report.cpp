@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 namespace vp::sim_cli {
@@ -11,8 +12,9 @@ namespace {
 
 using nlohmann::ordered_json;
 
+// time / bound; null when the bound is 0 or infinite (no path).
 ordered_json ratio(double bound_us, double time_us) {
-  return bound_us > 0 ? ordered_json(time_us / bound_us) : ordered_json(nullptr);
+  return bound_us > 0 && std::isfinite(bound_us) ? ordered_json(time_us / bound_us) : ordered_json(nullptr);
 }
 
 ordered_json cut_json(const sim::Cut& c) {
@@ -165,7 +167,7 @@ ordered_json header(const RunInfo& info, std::size_t calls) {
 }
 
 std::string ratio_text(double bound_us, double time_us) {
-  return bound_us > 0 ? fmt::format("{:.3f}", time_us / bound_us) : "-";
+  return bound_us > 0 && std::isfinite(bound_us) ? fmt::format("{:.3f}", time_us / bound_us) : "-";
 }
 
 std::string cut_text(const sim::Cut& c) {

@@ -10,13 +10,17 @@
 // GPU (a relay) on its way. Over the whole call, every resource the
 // simulator charges carries at most its capacity times T:
 //   * each directed link:  sum_s f[s][l]                 <= capacity(l) T
-//   * each component x with a forwarding capacity (root complex, socket):
-//     the bytes that enter it, all of which transit it,
+//   * each component x other than a GPU with a forwarding capacity (root
+//     complex, socket): the bytes that enter it, all of which transit it,
 //                          sum_s sum_{l into x} f[s][l]   <= forward(x) T
-// and T is minimised. The links of NICs that carry no GPU traffic count in
-// nothing, as in the cut bound (lower_bound.hpp).
+// and T is minimised. A GPU's forwarding capacity is not a row: a byte a
+// GPU relays is two transfers, and the simulator charges forwarding only
+// inside one transfer's route. The links of NICs that carry no GPU traffic
+// (no GPUDirect RDMA) count in nothing, as in the cut bound
+// (lower_bound.hpp): both bounds hold for schedules that send GPU bytes
+// only through the NICs that carry GPU traffic, as every scheduler here does.
 //
-// Why it is a bound. Any schedule, of any steps on any routes, relays
+// Why it is a bound. Any such schedule, of any steps on any routes, relays
 // included, moves each byte along some path, and in each step no resource
 // carries more than its capacity per unit of time (the ideal model; the
 // contention model only lowers rates); so the bytes each resource carries
@@ -57,9 +61,10 @@ struct FlowBound {
   // move; +infinity when some pair's bytes have no path).
   double time_us = 0.0;
   // The resources with a positive dual price, largest share first: the
-  // program's fractional cut (its shares sum to 1). A bound attained by one
-  // cut has that cut's links here; several entries mean that no single
-  // resource set binds. At most 8 are kept.
+  // program's fractional cut, one optimal dual of the solver's (the shares
+  // of all of them sum to 1). Often one cut's links; several unrelated
+  // entries mean that no single resource set binds. At most the 8 largest
+  // are kept, so the kept shares sum to at most 1.
   std::vector<FlowBoundShare> binding;
   std::size_t variables = 0;    // columns of the program
   std::size_t constraints = 0;  // rows
@@ -67,7 +72,8 @@ struct FlowBound {
 
 // Throws InputError("demand", 0, reason) when the demand does not fit t,
 // std::invalid_argument on a negative or non-finite latency or more than
-// kFlowBoundMaxGpus GPUs, std::runtime_error when the solver fails.
+// kFlowBoundMaxGpus GPUs, std::runtime_error when the solver fails (or
+// calls the program infeasible where every pair with bytes has a path).
 FlowBound flow_bound(const Topology& t, const Demand& demand, const BoundOptions& opts = {});
 
 }  // namespace vp::sim
