@@ -63,6 +63,8 @@ def main():
             # The flow bound's fields, for one call and for a sequence.
             "flow": ["--workload", "uniform:bytes=65536", "--schedulers", "fanout", "--flow-bound"],
             "flow_drift": ["--workload", "drift:calls=2,tokens=64", "--schedulers", "fanout", "--flow-bound"],
+            # A plan that ends with (or is) the shared step: its bytes.
+            "shared": ["--workload", "uniform:bytes=65536", "--schedulers", "variopath", "--allow-shared"],
         }
         for name, demand in files.items():
             path = os.path.join(tmp, name + ".json")
@@ -94,6 +96,13 @@ def main():
                     failures += 1
             if name.startswith("flow") and "flow_bound_us" not in doc:
                 print(f"{name}: --flow-bound printed no flow_bound_us")
+                failures += 1
+            shared = doc["results"].get("variopath", {}).get("shared_bytes")
+            if name == "shared" and not (shared and shared <= doc["total_bytes"]):
+                print(f"{name}: shared_bytes {shared} is not in (0, total_bytes {doc['total_bytes']}]")
+                failures += 1
+            if name != "shared" and shared is not None:
+                print(f"{name}: shared_bytes {shared} without --allow-shared")
                 failures += 1
             print(f"{name}: {len(doc['results'])} schedulers, {'ok' if not errors else 'INVALID'}")
         # The schema must reject what vp-sim must never print.

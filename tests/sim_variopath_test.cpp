@@ -92,6 +92,26 @@ TEST_CASE("variopath_schedule delivers every byte and never beats the bound") {
   }
 }
 
+TEST_CASE("variopath_schedule counts the bytes of the shared step, and none without allow_shared") {
+  Setup s("1n");
+  const std::size_t n = s.t.gpus.size();
+  const Demand d = uniform_demand(n, 1 << 20);
+  VarioPathOptions o;
+  o.timed_calls = 1;
+  CHECK(variopath_schedule(s.t, s.planner, d, o).shared_bytes == 0.0);
+  // On one node a balanced demand in channels stays ~1.4x the root-complex
+  // bound that the shared step nearly reaches, so the plan is (or ends
+  // with) the shared step: its bytes are those of the schedule's last step.
+  o.plan.allow_shared = true;
+  const VarioPathRun run = variopath_schedule(s.t, s.planner, d, o);
+  REQUIRE_FALSE(run.schedule.steps.empty());
+  double last = 0;
+  for (const Flow& f : run.schedule.steps.back().flows) last += f.bytes;
+  CHECK(run.shared_bytes > 0.0);
+  CHECK(run.shared_bytes == last);
+  CHECK(run.shared_bytes <= d.total());
+}
+
 TEST_CASE("a demand the planner cannot read is refused naming the entry") {
   Setup s("1n");
   Demand d(8);

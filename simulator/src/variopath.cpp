@@ -117,6 +117,11 @@ VarioPathRun variopath_schedule(const Topology& t, vpcat::Planner& planner, cons
   run.steps = plan.step_count();
   run.transfers = plan.transfer_count();
   run.expected_us = plan.expected_us();
+  for (std::size_t i = 0; i < plan.step_count(); ++i) {
+    if (!plan.step(i).shared) continue;
+    const vpcat::PlanTransfer* tr = plan.step_transfers(i);
+    for (std::uint32_t k = 0; k < plan.step(i).count; ++k) run.shared_bytes += static_cast<double>(tr[k].bytes);
+  }
   run.schedule = plan_schedule(t, planner, plan);
   return run;
 }

@@ -61,6 +61,7 @@ CaseResult compare(const Topology& t, vpcat::Planner& planner, const sim::Demand
       sim::VarioPathRun run = sim::variopath_schedule(t, planner, demand, vo);
       schedule = job ? sim::view_schedule(*job, run.schedule) : std::move(run.schedule);
       r.planning_us = run.planning_us;
+      r.shared_bytes = run.shared_bytes;
     } else {
       try {
         if (name == "fanout") schedule = sim::fanout_schedule(view, demand);

@@ -59,6 +59,7 @@ struct SchedulerResult {
   double planning_us = 0.0;
   std::size_t steps = 0, flows = 0;
   std::size_t unsettled_events = 0;  // sim::SimResult::unsettled_events (port arbitration)
+  double shared_bytes = 0.0;         // variopath: sim::VarioPathRun::shared_bytes
 };
 
 struct CaseResult {

@@ -48,6 +48,7 @@ ordered_json result_json(const SchedulerResult& r, double bound_us, double route
   j["steps"] = r.steps;
   j["flows"] = r.flows;
   if (r.unsettled_events > 0) j["unsettled_events"] = r.unsettled_events;
+  if (r.shared_bytes > 0) j["shared_bytes"] = r.shared_bytes;
   return j;
 }
 
@@ -70,7 +71,7 @@ ordered_json case_json(const CaseResult& c) {
 // A sequence summarised per scheduler.
 struct Summary {
   std::string name;
-  double time_us = 0, planning_us = 0, mean_ratio = 0, worst_ratio = 0;
+  double time_us = 0, planning_us = 0, mean_ratio = 0, worst_ratio = 0, shared_bytes = 0;
   std::size_t worst_call = 0, steps = 0, flows = 0, unsettled_events = 0;
 };
 
@@ -93,6 +94,7 @@ std::vector<Summary> summarise(const std::vector<CaseResult>& calls, double& bou
       s.steps += r.steps;
       s.flows += r.flows;
       s.unsettled_events += r.unsettled_events;
+      s.shared_bytes += r.shared_bytes;
       if (calls[c].bound.time_us > 0) {
         s.mean_ratio += r.ratio_to_bound;
         ++rated;
@@ -237,6 +239,7 @@ std::string report_json(const RunInfo& info, const std::vector<CaseResult>& call
     r["steps"] = s.steps;
     r["flows"] = s.flows;
     if (s.unsettled_events > 0) r["unsettled_events"] = s.unsettled_events;
+    if (s.shared_bytes > 0) r["shared_bytes"] = s.shared_bytes;
     r["mean_ratio_to_bound"] = s.mean_ratio;
     r["worst_ratio_to_bound"] = s.worst_ratio;
     r["worst_call"] = info.first_call + s.worst_call;

@@ -59,6 +59,9 @@ struct VarioPathRun {
   double planning_us = 0.0;   // median wall clock of the timed calls
   std::size_t steps = 0, transfers = 0;
   double expected_us = 0.0;   // the planner's own expectation (Plan::expected_us)
+  // Bytes of the plan's shared step (PlanStep::shared: transfers that
+  // contend; only with PlanOptions::allow_shared); 0 for channel steps only.
+  double shared_bytes = 0.0;
 };
 
 // Plan `demand` with `planner` (initialised on the catalog of `t`, whole or
