@@ -8,10 +8,11 @@
 # suite of workloads on every platform with every scheduler under both
 # models (vp-sim --json, --model ideal and --model contention with
 # simulator/contention.json; the ideal runs of the platforms of at most 64
-# GPUs also compute the LP flow bound), then the sweeps of the contention
-# parameters that have no published figure (off and their upper value, on a
-# few cases),
-# VP_EVAL_JOBS processes at a time (default 2), and writes docs/evaluation.md
+# GPUs also compute the LP flow bound) and VarioPath alone with
+# --allow-shared under both models (the price of strict contention-freedom),
+# then the sweeps of the contention parameters that have no published
+# figure (off and their upper value, on a few cases), VP_EVAL_JOBS
+# processes at a time (default 2), and writes docs/evaluation.md
 # and the SVG charts in docs/evaluation/ (scripts/evaluate_report.py).
 # Intermediate files (catalogs, one JSON per run) stay in
 # BUILD_DIR/evaluation/. Environment: VP_EVAL_JOBS (parallel runs, default
@@ -50,6 +51,7 @@ pcie-16n-rail|--input $NODE --cluster $P/pcie-gen4-2s4sw8g-16n-rail.cluster.json
 pcie-4n-switch|--input $NODE --cluster $P/pcie-gen4-2s4sw8g-4n-switch.cluster.json
 aws-g6-4n-switch|--input $P/aws-g6-48xl.json --cluster $P/aws-g6-48xl-4n-switch.cluster.json
 aws-g5-4n-switch|--input $P/aws-g5-48xl.json --cluster $P/aws-g5-48xl-4n-switch.cluster.json
+hgx-h20-2n-switch|--input $P/hgx-h20-8cx7.json --cluster $P/hgx-h20-8cx7-2n-switch.cluster.json
 pcie-1n|--input $NODE
 "
 WORKLOADS="drift:calls=50 uniform hotspot seqpar"
@@ -61,7 +63,8 @@ SELECTED=${VP_EVAL_PLATFORMS:-}
 
 TABLE="$ROOT/simulator/contention.json"
 rm -rf "$OUT"
-mkdir -p "$OUT/catalogs" "$OUT/results/ideal" "$OUT/results/contention" "$OUT/tables"
+mkdir -p "$OUT/catalogs" "$OUT/results/ideal" "$OUT/results/contention" "$OUT/results/ideal-shared" \
+  "$OUT/results/contention-shared" "$OUT/tables"
 echo "== analyze"
 echo "$PLATFORMS" | while IFS='|' read -r name args; do
   [ -n "$name" ] || continue
@@ -75,8 +78,10 @@ done
 echo "== simulate ($JOBS at a time, epsilon $EPSILON)"
 # A job: platform, workload, results folder, table ("-" = the ideal model),
 # and "flow" where the ideal run also computes the LP flow bound (vp-sim
-# --flow-bound; platforms of at most 64 GPUs, FLOW_PLATFORMS).
-FLOW_PLATFORMS="pcie-4n-switch aws-g6-4n-switch aws-g5-4n-switch pcie-1n"
+# --flow-bound; platforms of at most 64 GPUs, FLOW_PLATFORMS), or "shared"
+# for VarioPath alone with --allow-shared (its plans may end with a shared
+# step, where transfers contend).
+FLOW_PLATFORMS="pcie-4n-switch aws-g6-4n-switch aws-g5-4n-switch hgx-h20-2n-switch pcie-1n"
 : >"$OUT/jobs.txt"
 for name in $(cat "$OUT/platforms.txt"); do
   flow=-
@@ -84,6 +89,8 @@ for name in $(cat "$OUT/platforms.txt"); do
   for w in $WORKLOADS; do
     echo "$name $w ideal - $flow" >>"$OUT/jobs.txt"
     echo "$name $w contention $TABLE" >>"$OUT/jobs.txt"
+    echo "$name $w ideal-shared - shared" >>"$OUT/jobs.txt"
+    echo "$name $w contention-shared $TABLE shared" >>"$OUT/jobs.txt"
   done
 done
 # Sweeps: each parameter with a "sweep_max" in the table at its "sweep_min"
@@ -125,10 +132,14 @@ xargs -P "$JOBS" -L 1 sh -c '
   file="$OUT/results/$2/$0__$(echo "$1" | tr ":=," "_-_").json"
   model="--model ideal"
   [ "$3" = "-" ] || model="--model contention --contention $3"
-  [ "${4:-}" != flow ] || model="$model --flow-bound"
+  schedulers=all
+  case "${4:-}" in
+    flow) model="$model --flow-bound" ;;
+    shared) schedulers=variopath model="$model --allow-shared" ;;
+  esac
   t0=$(date +%s.%N)
   # shellcheck disable=SC2086
-  "$SIM" --catalog "$OUT/catalogs/$0.vpcat" --workload "$1" --schedulers all --epsilon "$EPSILON" $model --json \
+  "$SIM" --catalog "$OUT/catalogs/$0.vpcat" --workload "$1" --schedulers "$schedulers" --epsilon "$EPSILON" $model --json \
     >"$file.tmp" || { echo "vp-sim failed: $0 $1 $2" >&2; exit 255; }
   mv "$file.tmp" "$file"
   printf "%-24s %-26s %-30s %6.1f s\n" "$0" "$1" "$2" "$(echo "$(date +%s.%N) - $t0" | bc)"
