@@ -95,11 +95,16 @@ for name in $(cat "$OUT/platforms.txt"); do
 done
 # Sweeps: each parameter with a "sweep_max" in the table at its "sweep_min"
 # (default 0) and at its upper value, and port arbitration off and on, the
-# rest at the table's values, on the sweep cases (when their platform was
-# selected).
-SWEEP_PLATFORM=${VP_EVAL_SWEEP_PLATFORM:-pcie-4n-switch}
+# rest at the table's values, on the sweep cases: the sweep workloads on each
+# sweep platform that was selected (a PCIe Gen4 cluster, and a real server
+# with one root complex where SpreadOut is the best baseline).
+SWEEP_PLATFORMS=${VP_EVAL_SWEEP_PLATFORMS:-"pcie-4n-switch aws-g6-4n-switch"}
 SWEEP_WORKLOADS=${VP_EVAL_SWEEP_WORKLOADS:-"uniform moe:zipf=1.2,hidden=2048"}
-if grep -qx "$SWEEP_PLATFORM" "$OUT/platforms.txt"; then
+SWEPT=""
+for sp in $SWEEP_PLATFORMS; do
+  if grep -qx "$sp" "$OUT/platforms.txt"; then SWEPT="$SWEPT $sp"; fi
+done
+if [ -n "$SWEPT" ]; then
   python3 - "$TABLE" "$OUT/tables" <<'PY' | while read -r point; do
 import json, sys
 table = json.load(open(sys.argv[1]))
@@ -121,8 +126,10 @@ if "port_arbitration" in table:
         print(f"port_arbitration={on}")
 PY
     mkdir -p "$OUT/results/sweep/$point"
-    for w in $SWEEP_WORKLOADS; do
-      echo "$SWEEP_PLATFORM $w sweep/$point $OUT/tables/$point.json" >>"$OUT/jobs.txt"
+    for sp in $SWEPT; do
+      for w in $SWEEP_WORKLOADS; do
+        echo "$sp $w sweep/$point $OUT/tables/$point.json" >>"$OUT/jobs.txt"
+      done
     done
   done
 fi

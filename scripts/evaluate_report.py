@@ -556,7 +556,8 @@ def main():
         w("Each parameter without a published figure (and the forwarder floor, whose only figure is a "
           "consumer-GPU measurement), from its lower to its documented upper value, and port arbitration off "
           "and on, the other "
-          "parameters at their table values, on the cases named in each row. Mean time / bound per scheduler; "
+          "parameters at their table values, on the cases named in each row, per platform. Mean time / bound per "
+          "scheduler; "
           "*best* is the scheduler with the lowest mean at that point: where it changes along a sweep, the "
           "ranking depends on an unmeasured parameter.")
         w("")
@@ -566,19 +567,22 @@ def main():
                 continue
             w(f"### {text} (`{key}`)")
             w("")
-            w("| value | cases | " + " | ".join(LABEL[s_] for s_ in SCHEDULERS) + " | best |")
-            w("|---|---|" + "---|" * len(SCHEDULERS) + "---|")
+            w("| value | platform | cases | " + " | ".join(LABEL[s_] for s_ in SCHEDULERS) + " | best |")
+            w("|---|---|---|" + "---|" * len(SCHEDULERS) + "---|")
             series = []
-            for pt in sorted(mine, key=lambda x: float(x.split("=")[1])):
-                sc, _ = load(os.path.join(sweep_root, pt), platforms)
-                keys = sorted(sc)
-                if not keys:
-                    continue
-                ratios = {s_: mean([case_ratio(sc[k], s_) for k in keys]) for s_ in SCHEDULERS}
-                best = min(SCHEDULERS, key=lambda s_: ratios[s_])
-                series.append((pt.split("=")[1], ratios))
-                w(f"| {pt.split('=')[1]} | {', '.join(k[0] + ' ' + workload_key(k[1])[1] for k in keys)} | "
-                  + " | ".join(f"{ratios[s_]:.3f}" for s_ in SCHEDULERS) + f" | {LABEL[best]} |")
+            runs = {pt: load(os.path.join(sweep_root, pt), platforms)[0] for pt in mine}
+            swept = [p for p in platforms if any(k[0] == p for sc in runs.values() for k in sc)]
+            for plat in swept:
+                for pt in sorted(mine, key=lambda x: float(x.split("=")[1])):
+                    keys = sorted(k for k in runs[pt] if k[0] == plat)
+                    if not keys:
+                        continue
+                    ratios = {s_: mean([case_ratio(runs[pt][k], s_) for k in keys]) for s_ in SCHEDULERS}
+                    best = min(SCHEDULERS, key=lambda s_: ratios[s_])
+                    value = pt.split("=")[1]
+                    series.append((f"{value}, {plat}" if len(swept) > 1 else value, ratios))
+                    w(f"| {value} | {plat} | {', '.join(workload_key(k[1])[1] for k in keys)} | "
+                      + " | ".join(f"{ratios[s_]:.3f}" for s_ in SCHEDULERS) + f" | {LABEL[best]} |")
             w("")
             if series:
                 name = "sweep-" + key.replace(".", "-") + ".svg"
