@@ -146,7 +146,8 @@ def bar_chart(path, title, groups, series, value, y_label, log=False, reference=
     """Grouped bars: groups = [(label, key)], series = scheduler names, value(key, s) -> number or None."""
     width_group = 14 * len(series) + 16
     left, right, top, bottom = 64, 20, 48, 118
-    width = max(left + right + width_group * len(groups), 640)
+    legend = sum(14 + 7 * len(LABEL.get(s, s)) + 16 for s in series)  # as drawn below
+    width = max(left + right + width_group * len(groups), left + legend + right, 640)
     width_group = (width - left - right) / len(groups) if groups else width_group
     height = 420
     plot_h = height - top - bottom
