@@ -90,7 +90,7 @@ def main():
                           f"{case['lower_bound_us']}")
                     failures += 1
                 # Nor the flow bound below the cut bound.
-                if "flow_bound_us" in case and case["flow_bound_us"] < case["lower_bound_us"] * (1 - 1e-7):
+                if case.get("flow_bound_us") is not None and case["flow_bound_us"] < case["lower_bound_us"] * (1 - 1e-7):
                     print(f"{name}: call {k}: flow_bound_us {case['flow_bound_us']} is below lower_bound_us "
                           f"{case['lower_bound_us']}")
                     failures += 1

@@ -57,6 +57,7 @@ TEST_CASE("the flow bound splits a switch's bytes over its NIC and its up-link, 
   Topology relays = t;
   for (ComponentId g : relays.gpus) relays.components[g].forward = Capacity{0.001, CapacitySource::input, "test"};
   CHECK(flow_bound(relays, d, no_latency()).time_us == doctest::Approx(20.0).epsilon(1e-9));
+  CHECK(lower_bound(relays, d, no_latency()).time_us == doctest::Approx(20.0));  // nor in the cut bound
 }
 
 TEST_CASE("the flow bound sees a NIC's slower PCIe link where the cut bound counts its network link") {

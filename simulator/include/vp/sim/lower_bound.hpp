@@ -15,7 +15,8 @@
 //     link and its network link:   "node3 NICs out" / "node3 NICs in"
 //   * each fabric switch whose nodes attach to it alone (a leaf), with them:
 //                                  "leaf2 group out" / "leaf2 group in"
-//   * each component with a forwarding capacity (root complex, socket):
+//   * each component other than a GPU with a forwarding capacity (root
+//     complex, socket; a GPU relays in two transfers, each ending at it):
 //     removed from the whole graph, the GPUs it separates from each other
 //     (or from every NIC, and so from the other nodes) exchange bytes that
 //     all must transit it, on any route: "node0/cpu0 forwarding"
