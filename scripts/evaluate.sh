@@ -11,14 +11,16 @@
 # GPUs also compute the LP flow bound) and VarioPath alone with
 # --allow-shared under both models (the price of strict contention-freedom),
 # then the sweeps of the contention parameters that have no published
-# figure (off and their upper value, on a few cases), VP_EVAL_JOBS
-# processes at a time (default 2), and writes docs/evaluation.md
+# figure (each at its sweep_min, default 0, and its sweep_max; port
+# arbitration off and on; on a few cases), VP_EVAL_JOBS processes at a
+# time (default 2), and writes docs/evaluation.md
 # and the SVG charts in docs/evaluation/ (scripts/evaluate_report.py).
 # Intermediate files (catalogs, one JSON per run) stay in
 # BUILD_DIR/evaluation/. Environment: VP_EVAL_JOBS (parallel runs, default
 # 2), VP_EVAL_EPSILON (simulator completion batching, default 1e-4),
 # VP_EVAL_PLATFORMS / VP_EVAL_WORKLOADS (space-separated subsets, for a
-# quick look; the report says when it is partial), VP_EVAL_SKIP_BUILD=1 (use
+# quick look; the report says when it is partial), VP_EVAL_SWEEP_PLATFORMS /
+# VP_EVAL_SWEEP_WORKLOADS (the sweeps' cases), VP_EVAL_SKIP_BUILD=1 (use
 # the binaries already in BUILD_DIR).
 set -eu
 
@@ -96,8 +98,9 @@ done
 # Sweeps: each parameter with a "sweep_max" in the table at its "sweep_min"
 # (default 0) and at its upper value, and port arbitration off and on, the
 # rest at the table's values, on the sweep cases: the sweep workloads on each
-# sweep platform that was selected (a PCIe Gen4 cluster, and a real server
-# with one root complex where SpreadOut is the best baseline).
+# sweep platform that was selected (a PCIe Gen4 cluster, and AWS g6, where
+# every inter-node byte crosses one socket and SpreadOut is the best
+# baseline).
 SWEEP_PLATFORMS=${VP_EVAL_SWEEP_PLATFORMS:-"pcie-4n-switch aws-g6-4n-switch"}
 SWEEP_WORKLOADS=${VP_EVAL_SWEEP_WORKLOADS:-"uniform moe:zipf=1.2,hidden=2048"}
 SWEPT=""
