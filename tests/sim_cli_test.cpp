@@ -260,6 +260,24 @@ TEST_CASE("vp-sim errors: where, what, why, and the exit code") {
   CHECK(f.sim("--workload uniform --epsilon 0.5").exit_code == 1);
 }
 
+TEST_CASE("vp-sim refuses a pair above 2^53 bytes at its entry instead of rounding it") {
+  Files f;
+  // 2^53 is exact in a double: simulated, every scheduler on the same bytes.
+  const RunResult exact = f.with_demand("{\"gpus\": 32, \"entries\": [[0, 1, 9007199254740992]]}");
+  REQUIRE_MESSAGE(exact.exit_code == 0, exact.err);
+  CHECK(nlohmann::json::parse(exact.out)["total_bytes"].get<double>() == 9007199254740992.0);
+  // 2^53 + 1 is not: refused at the entry, exit 2.
+  check_error(f.with_demand("{\"gpus\": 32,\n \"entries\": [[0, 1, 9007199254740993]]}"), 2,
+              f.dir.path() + "/D.json:2:14: more than 2^53 bytes from GPU 0 to GPU 1: vp-sim simulates at "
+              "most 2^53 bytes per pair (its byte counts are doubles)\n"
+              " \"entries\": [[0, 1, 9007199254740993]]}\n"
+              "             ^");
+  // Two entries of one pair that add up past it: refused at the first.
+  const RunResult sum = f.with_demand("{\"gpus\": 32, \"entries\": [[0, 1, 9007199254740992], [2, 3, 5], [0, 1, 1]]}");
+  CHECK(sum.exit_code == 2);
+  CHECK(sum.err.find("/D.json:1:26: more than 2^53 bytes from GPU 0 to GPU 1") != std::string::npos);
+}
+
 TEST_CASE("vp-sim --help and docs/simulator.md name the same options") {
   const RunResult r = vp::test::run(vp::test::shell_quote(kBin) + " --help");
   REQUIRE(r.exit_code == 0);

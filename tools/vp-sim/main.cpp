@@ -51,19 +51,37 @@ struct Options {
   vp::sim_cli::CompareOptions compare;
 };
 
-// The demand file as the simulator's Demand, its GPU count checked.
+// The demand file as the simulator's Demand, its GPU count checked. The
+// simulator's byte counts are doubles (baselines split payloads
+// fractionally), exact up to 2^53: a pair above that is refused at its
+// value rather than rounded, so that every scheduler, VarioPath's planner
+// included, sees exactly the file's demand. Sparse entries of one pair are
+// summed exactly first.
 vp::sim::Demand file_demand(const vp::cli::DemandFile& f, std::size_t gpus, bool subset) {
   if (f.gpus != gpus)
     throw f.error_at_gpus(fmt::format("\"gpus\" is {}, the {} has {} GPUs", f.gpus, subset ? "subset" : "catalog", gpus));
-  vp::sim::Demand d(gpus);
+  constexpr std::uint64_t kExact = std::uint64_t{1} << 53;
+  std::vector<std::uint64_t> pairs;
   if (f.dense) {
-    for (std::size_t s = 0; s < gpus; ++s)
-      for (std::size_t t = 0; t < gpus; ++t)
-        if (s != t) d.set(s, t, static_cast<double>(f.bytes[s * gpus + t]));
+    pairs = f.bytes;
   } else {
-    for (const vpcat::DemandEntry& e : f.entries)
-      if (e.src != e.dst) d.add(e.src, e.dst, static_cast<double>(e.bytes));
+    pairs.assign(gpus * gpus, 0);
+    for (const vpcat::DemandEntry& e : f.entries) {
+      std::uint64_t& p = pairs[std::size_t{e.src} * gpus + e.dst];
+      p = e.bytes > kExact || p > kExact - e.bytes ? kExact + 1 : p + e.bytes;  // saturated above 2^53
+    }
   }
+  vp::sim::Demand d(gpus);
+  for (std::size_t s = 0; s < gpus; ++s)
+    for (std::size_t t = 0; t < gpus; ++t) {
+      const std::uint64_t b = pairs[s * gpus + t];
+      if (s == t || b == 0) continue;
+      if (b > kExact)
+        throw f.error_at(s, t, fmt::format("{} bytes from GPU {} to GPU {}: vp-sim simulates at most 2^53 bytes per pair "
+                                           "(its byte counts are doubles)",
+                                           f.dense ? fmt::to_string(b) : std::string("more than 2^53"), s, t));
+      d.set(s, t, static_cast<double>(b));
+    }
   return d;
 }
 
@@ -202,7 +220,7 @@ int main(int argc, char** argv) {
   app.add_option("--catalog", o.catalog, "The cluster's catalog (.vpcat, from vp-analyze)")->required();
   auto* demand = app.add_option("--demand", o.demand,
                                 "Demand file, as vp-plan's: {\"gpus\": n, \"bytes\": [[...], ...]} (row = source) or "
-                                "{\"gpus\": n, \"entries\": [[src, dst, bytes], ...]}");
+                                "{\"gpus\": n, \"entries\": [[src, dst, bytes], ...]}; at most 2^53 bytes per pair");
   auto* workload = app.add_option(
       "--workload", o.workload,
       "A generated demand instead: uniform[:bytes=B] | hotspot[:bytes=B,hot=G,factor=F] | "
