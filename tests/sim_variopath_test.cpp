@@ -4,6 +4,7 @@
 // lower bound.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "planner_support.hpp"
@@ -110,6 +111,34 @@ TEST_CASE("variopath_schedule counts the bytes of the shared step, and none with
   CHECK(run.shared_bytes > 0.0);
   CHECK(run.shared_bytes == last);
   CHECK(run.shared_bytes <= d.total());
+}
+
+// Plan::expected_us is an estimate (docs/planner.md "Plans"): channel steps
+// exactly (each lasts its longest piece at its solo rate), the shared step
+// by its congestion. Against the simulator's ideal model, both shapes
+// within 10 % on the suite's platforms and workloads.
+TEST_CASE("a plan's expected time agrees with the ideal simulation within 10 %, channels only and shared allowed") {
+  double worst = 0.0;  // largest |expected / simulated - 1| with a shared step
+  for (const char* name : {"1n", "4n-switch", "16n-rail", "g6-3n", "5n-leafspine-tight"}) {
+    Setup s(name);
+    const std::size_t n = s.t.gpus.size();
+    for (const Demand& d : {uniform_demand(n, 1 << 20), moe(n, 0.8), moe(n, 1.2), hot_spot_demand(n, 1 << 20, 0)}) {
+      for (bool shared : {false, true}) {
+        CAPTURE(name);
+        CAPTURE(shared);
+        VarioPathOptions o;
+        o.timed_calls = 1;
+        o.plan.allow_shared = shared;
+        const VarioPathRun run = variopath_schedule(s.t, s.planner, d, o);
+        const double simulated = simulate(s.t, run.schedule).time_us;
+        CAPTURE(run.shared_bytes);
+        CHECK(run.expected_us == doctest::Approx(simulated).epsilon(0.10));
+        if (!shared) CHECK(run.expected_us == doctest::Approx(simulated).epsilon(1e-6));  // barriers, solo rates
+        if (run.shared_bytes > 0) worst = std::max(worst, std::abs(run.expected_us / simulated - 1.0));
+      }
+    }
+  }
+  MESSAGE("plans with a shared step: expected / simulated within " << 100 * worst << " %");
 }
 
 TEST_CASE("a demand the planner cannot read is refused naming the entry") {
