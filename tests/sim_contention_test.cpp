@@ -77,7 +77,7 @@ detail::FluidProblem contention_free_problem(Prng& rng, std::size_t transfers, s
 
 // `nodes` nodes of two sockets, two switches each, a GPU pair and a NIC
 // per switch, on one fabric switch.
-Topology two_socket_cluster(std::size_t nodes) {
+Topology two_socket_cluster(std::uint32_t nodes) {
   const Topology node = make_node_from_shape("[g2,n1],[g2,n1]|[g2,n1],[g2,n1]", {});
   return expand_cluster(cluster_from_shortcut(node, nodes, FabricKind::single_switch, 0, 1.0));
 }
@@ -291,7 +291,7 @@ TEST_CASE("port arbitration's rates are two-level max-min fair on the steps of P
   std::size_t problems = 0, arbitrating = 0, unsettled = 0;
   for (const char* shape : {"[g2,n1],[g2,n1]|[g2,n1],[g2,n1]", "[g4,n1],[g4,n1]", "[g2],[g2],[g2]|[g2],[g2]"}) {
     Topology node = make_node_from_shape(shape, {});
-    for (std::size_t nodes : {std::size_t{1}, std::size_t{2}}) {
+    for (std::uint32_t nodes : {1u, 2u}) {
       if (nodes > 1 && node.nics.empty()) continue;
       Topology t = nodes == 1 ? node : expand_cluster(cluster_from_shortcut(node, nodes, FabricKind::single_switch, 0, 1.0));
       const std::size_t n = t.gpus.size();
