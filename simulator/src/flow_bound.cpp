@@ -102,12 +102,8 @@ FlowBound flow_bound(const Topology& t, const Demand& demand, const BoundOptions
     rate = std::max(rate, t.links[l].capacity.gbps);
   }
   std::vector<ComponentId> forwarders;
-  // Forwarders other than GPUs: a byte a GPU relays arrives and leaves as
-  // two transfers, of which the GPU is an end, and the simulator charges
-  // forwarding only inside one transfer's route; so a GPU's forwarding
-  // capacity would bound what no schedule is held to.
   for (const Component& c : t.components)
-    if (c.forward && !idle[c.id] && c.kind != ComponentKind::gpu)
+    if (detail::bounded_forwarder(c) && !idle[c.id])
       forwarders.push_back(c.id), rate = std::max(rate, c.forward->gbps);
   if (!(rate > 0)) {  // nothing can carry a byte
     out.time_us = std::numeric_limits<double>::infinity();

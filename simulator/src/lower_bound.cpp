@@ -261,11 +261,8 @@ LowerBound lower_bound(const Topology& t, const Demand& demand, const BoundOptio
     std::string name = t.components[sw].name + " group";
     finder.examine(members, name + " out", name + " in");
   }
-  // Not a GPU's: a byte a GPU relays is two transfers with the GPU at an
-  // end, and the simulator charges forwarding only inside one transfer's
-  // route (as flow_bound.cpp).
   for (const Component& c : t.components)
-    if (c.forward && c.forward->gbps > 0 && c.kind != ComponentKind::gpu)
+    if (detail::bounded_forwarder(c) && c.forward->gbps > 0)
       finder.examine_forwarder(c.id, t.display_name(c.id) + " forwarding");
   for (const RailGroup& g : rail_groups(t)) {
     std::string name = t.components[g.sw].name + " + " + g.level + " subtrees";

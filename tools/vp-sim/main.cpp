@@ -61,16 +61,15 @@ vp::sim::Demand file_demand(const vp::cli::DemandFile& f, std::size_t gpus, bool
   if (f.gpus != gpus)
     throw f.error_at_gpus(fmt::format("\"gpus\" is {}, the {} has {} GPUs", f.gpus, subset ? "subset" : "catalog", gpus));
   constexpr std::uint64_t kExact = std::uint64_t{1} << 53;
-  std::vector<std::uint64_t> pairs;
-  if (f.dense) {
-    pairs = f.bytes;
-  } else {
-    pairs.assign(gpus * gpus, 0);
+  std::vector<std::uint64_t> summed;  // sparse: the pairs' sums
+  if (!f.dense) {
+    summed.assign(gpus * gpus, 0);
     for (const vpcat::DemandEntry& e : f.entries) {
-      std::uint64_t& p = pairs[std::size_t{e.src} * gpus + e.dst];
+      std::uint64_t& p = summed[std::size_t{e.src} * gpus + e.dst];
       p = e.bytes > kExact || p > kExact - e.bytes ? kExact + 1 : p + e.bytes;  // saturated above 2^53
     }
   }
+  const std::uint64_t* pairs = f.dense ? f.bytes.data() : summed.data();
   vp::sim::Demand d(gpus);
   for (std::size_t s = 0; s < gpus; ++s)
     for (std::size_t t = 0; t < gpus; ++t) {

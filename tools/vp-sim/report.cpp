@@ -12,9 +12,13 @@ namespace {
 
 using nlohmann::ordered_json;
 
-// time / bound; null when the bound is 0 or infinite (no path).
+// Whether time / bound is a ratio: not for a bound of 0 or an infinite
+// one (some bytes have no path).
+bool has_ratio(double bound_us) { return bound_us > 0 && std::isfinite(bound_us); }
+
+// time / bound; null when it is no ratio.
 ordered_json ratio(double bound_us, double time_us) {
-  return bound_us > 0 && std::isfinite(bound_us) ? ordered_json(time_us / bound_us) : ordered_json(nullptr);
+  return has_ratio(bound_us) ? ordered_json(time_us / bound_us) : ordered_json(nullptr);
 }
 
 ordered_json cut_json(const sim::Cut& c) {
@@ -169,7 +173,7 @@ ordered_json header(const RunInfo& info, std::size_t calls) {
 }
 
 std::string ratio_text(double bound_us, double time_us) {
-  return bound_us > 0 && std::isfinite(bound_us) ? fmt::format("{:.3f}", time_us / bound_us) : "-";
+  return has_ratio(bound_us) ? fmt::format("{:.3f}", time_us / bound_us) : "-";
 }
 
 std::string cut_text(const sim::Cut& c) {
