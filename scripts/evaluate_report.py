@@ -86,6 +86,17 @@ def worst_ratio(doc, s):
     return r.get("worst_ratio_to_bound", r["ratio_to_bound"])
 
 
+def best_baseline(doc):
+    """The fastest baseline of a case (a sequence: by total time)."""
+    return min(BASELINES, key=lambda b: doc["results"][b]["time_us"])
+
+
+def by_platform(rows):
+    """(platform, its rows), platforms in the order of their first row."""
+    for p in dict.fromkeys(r[0] for r in rows):
+        yield p, [r for r in rows if r[0] == p]
+
+
 def speedup(doc, s):
     """Baseline time / VarioPath time (a sequence: total over its calls)."""
     return doc["results"][s]["time_us"] / doc["results"]["variopath"]["time_us"]
@@ -231,11 +242,8 @@ def price_section(w, rows, cases, ccases, scases, cscases):
     def vp(src, r):
         return src[r]["results"]["variopath"]
 
-    def best_name(src, r):  # the fastest baseline (a sequence: by total time)
-        return min(BASELINES, key=lambda b: src[r]["results"][b]["time_us"])
-
     def best(src, r):
-        return src[r]["results"][best_name(src, r)]["time_us"]
+        return src[r]["results"][best_baseline(src[r])]["time_us"]
 
     def shared_text(r, src):
         shared = vp(src, r).get("shared_bytes")
@@ -262,10 +270,11 @@ def price_section(w, rows, cases, ccases, scases, cscases):
     for r in srows:
         cells = []
         for base, shared in ((cases, scases), (ccases, cscases)):
-            ch, sh, bb = vp(base, r)["time_us"], vp(shared, r)["time_us"], best(base, r)
+            b = best_baseline(base[r])
+            ch, sh, bb = vp(base, r)["time_us"], vp(shared, r)["time_us"], base[r]["results"][b]["time_us"]
             cells += [fmt_ratio(case_ratio(base[r], "variopath")),
                       f"{fmt_ratio(case_ratio(shared[r], 'variopath'))} ({shared_text(r, shared)})",
-                      f"{fmt_ratio(case_ratio(base[r], best_name(base, r)))} ({LABEL[best_name(base, r)]})",
+                      f"{fmt_ratio(case_ratio(base[r], b))} ({LABEL[b]})",
                       f"{ch / sh:.2f}", f"{sh / bb:.2f}"]
         w(f"| {r[0]} | {workload_key(r[1])[1]} | " + " | ".join(cells) + " |")
     w("")
@@ -292,8 +301,7 @@ def price_section(w, rows, cases, ccases, scases, cscases):
     w("")
     w("| platform | ideal | contention |")
     w("|---|---|---|")
-    for p in dict.fromkeys(r[0] for r in srows):
-        prow = [r for r in srows if r[0] == p]
+    for p, prow in by_platform(srows):
         w(f"| {p} | {mean([vp(cases, r)['time_us'] / vp(scases, r)['time_us'] for r in prow]):.2f} | "
           f"{mean([vp(ccases, r)['time_us'] / vp(cscases, r)['time_us'] for r in prow]):.2f} |")
     w("")
@@ -459,7 +467,7 @@ def main():
     w("Means are arithmetic over the cases; \"PCIe platforms\" are the four PCIe Gen4 evaluation platforms; "
       "the drift sequence counts once (mean ratio; its worst call for \"every case\"; total time for speedups).")
     w("")
-    best_base = {r: min(cases[r]["results"][b]["time_us"] for b in BASELINES) for r in rows}
+    best_base = {r: cases[r]["results"][best_baseline(cases[r])]["time_us"] for r in rows}
     slower = [(r, cases[r]["results"]["variopath"]["time_us"] / best_base[r]) for r in rows]
     over5 = [(r, x) for r, x in slower if x > 1.05]
     over15 = [(r, worst_ratio(cases[r], "variopath")) for r in rows if worst_ratio(cases[r], "variopath") > 1.5]
@@ -534,8 +542,7 @@ def main():
         w("")
         w("| platform | " + " | ".join(LABEL[b] for b in BASELINES) + " |")
         w("|---|" + "---|" * len(BASELINES))
-        for p in dict.fromkeys(r[0] for r in crows):
-            prow = [r for r in crows if r[0] == p]
+        for p, prow in by_platform(crows):
             w(f"| {p} | " + " | ".join(f"{mean([speedup(ccases[r], b) for r in prow]):.2f}×" for b in BASELINES)
               + " |")
         w("")
@@ -715,7 +722,7 @@ def main():
         w("|---|---|---|---|---|---|---|---|")
         for r in losers:
             doc = cases[r]
-            b = min(BASELINES, key=lambda s: doc["results"][s]["time_us"])
+            b = best_baseline(doc)
             w(f"| {r[0]} | {workload_key(r[1])[1]} | {fmt_ratio(case_ratio(doc, 'variopath'))} | {LABEL[b]} | "
               f"{fmt_ratio(case_ratio(doc, b))} | {doc['results']['variopath']['time_us'] / best_base[r]:.2f} | "
               f"{doc['results']['variopath']['steps']} | {doc['bound_cut']['name']} |")
