@@ -874,6 +874,7 @@ TEST_CASE("planner: dense, double and sparse demands give the C++ plans") {
   CHECK(d.max_steps == ref.max_steps);
   CHECK(d.allow_shared == (ref.allow_shared ? 1u : 0u));
   CHECK(d.replay == (ref.replay ? 1u : 0u));
+  CHECK(d.nic_loopback == (ref.nic_loopback ? 1u : 0u));
   vpcat_plan_options o = d;
   o.latency_us = 20;
   o.min_step_latencies = 1;
@@ -973,6 +974,10 @@ TEST_CASE("planner: bad demands and options get the C++ status and message, and 
   o.replay = 2;
   fails(vpcat_planner_plan_dense_u64(c.planner, demand.data(), n, &o, c.plan, &err), VPCAT_E_INVALID_ARGUMENT,
         "vpcat_planner_plan_dense_u64: invalid argument (options->replay is 2: must be 0 or 1)");
+  o = vpcat_plan_options_default();
+  o.nic_loopback = 3;
+  fails(vpcat_planner_plan_dense_u64(c.planner, demand.data(), n, &o, c.plan, &err), VPCAT_E_INVALID_ARGUMENT,
+        "vpcat_planner_plan_dense_u64: invalid argument (options->nic_loopback is 3: must be 0 or 1)");
   o = vpcat_plan_options_default();
   o.struct_size = 0;  // a zero-initialised struct, not from vpcat_plan_options_default()
   REQUIRE(vpcat_planner_plan_dense_u64(c.planner, demand.data(), n, nullptr, c.plan, nullptr) == VPCAT_OK);

@@ -33,10 +33,14 @@ def main():
     cluster = ["--input", platform, "--nodes", "3", "--fabric", "rail"]
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
-        catalog = os.path.join(tmp, "c.vpcat")
-        subprocess.run([vp_analyze, "-q", *cluster, "--out", catalog], check=True, stdout=subprocess.DEVNULL)
-        topo = json.loads(subprocess.run([vp_analyze, "topology", *cluster, "--json"], check=True,
-                                         capture_output=True, text=True).stdout)
+        def analyze(name, args):
+            path = os.path.join(tmp, name + ".vpcat")
+            subprocess.run([vp_analyze, "-q", *args, "--out", path], check=True, stdout=subprocess.DEVNULL)
+            return path, json.loads(subprocess.run([vp_analyze, "topology", *args, "--json"], check=True,
+                                                   capture_output=True, text=True).stdout)
+        rail = analyze("rail", cluster)
+        # NIC loopbacks need two NICs of a node on one switch.
+        switch = analyze("switch", ["--input", platform, "--nodes", "3", "--fabric", "single_switch"])
         n = 24
         demands = {
             "dense": {"gpus": n, "bytes": [[0 if s == d else (s * 31 + d * 7) % 5 * 65536 for d in range(n)]
@@ -47,11 +51,15 @@ def main():
         demands["uniform"] = {"gpus": n, "bytes": [[0 if s == d else 1 << 20 for d in range(n)] for s in range(n)]}
         runs = [(name, demand, []) for name, demand in demands.items()]
         runs += [(name + " --allow-shared", demand, ["--allow-shared"]) for name, demand in demands.items()]
+        runs += [("uniform --nic-loopback", demands["uniform"], ["--nic-loopback"]),
+                 ("dense --nic-loopback", demands["dense"], ["--nic-loopback"])]
         # A subset (docs/subsets.md): ranks map to catalog GPUs through gpu_map.
         m = 6
         demands["subset"] = {"gpus": m, "bytes": [[0 if s == d else (s + 1) * 65536 for d in range(m)] for s in range(m)]}
         runs += [("subset", demands["subset"], ["--gpus", "17,16,3-5,9"])]
+        loops = 0
         for name, demand, flags in runs:
+            catalog, topo = switch if "--nic-loopback" in flags else rail
             path = os.path.join(tmp, name.split()[0] + ".json")
             with open(path, "w", encoding="utf-8") as f:
                 json.dump(demand, f)
@@ -72,6 +80,12 @@ def main():
             failures += len(errors)
             for step in plan["steps"]:
                 for t in step["transfers"]:
+                    same_node = gpu_map[t["src"]] // 8 == gpu_map[t["dst"]] // 8  # 8 GPUs per node
+                    if t["src_nic"] is not None and same_node:
+                        loops += 1
+                        if "--nic-loopback" not in flags:
+                            print(f"{name}: {t['src']} -> {t['dst']} loops through NICs without --nic-loopback")
+                            failures += 1
                     at = topo["gpus"][gpu_map[t["src"]]]
                     for link in t["route"]:
                         if topo["links"][link]["src"] != at:
@@ -84,6 +98,9 @@ def main():
                             print(f"{name}: route of {t['src']} -> {t['dst']} ends elsewhere")
                             failures += 1
             print(f"{name}: {len(plan['steps'])} steps, {'ok' if not errors else 'INVALID'}")
+    if loops == 0:
+        print("no plan with --nic-loopback looped a transfer through its node's NICs")
+        failures += 1
     return 1 if failures else 0
 
 

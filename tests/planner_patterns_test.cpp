@@ -133,9 +133,10 @@ std::string check_images(const Platform& p, const vpcat::Plan& plan) {
   return "";
 }
 
-vpcat::Plan plan_of(const Platform& p, const Matrix& d, bool replay) {
+vpcat::Plan plan_of(const Platform& p, const Matrix& d, bool replay, bool loopback = false) {
   vpcat::PlanOptions o;
   o.replay = replay;
+  o.nic_loopback = loopback;
   vpcat::Plan plan;
   const vpcat::PlanStatus s = mut(p).planner.plan(vpcat::Demand::dense(d.data(), p.gpus), o, plan);
   REQUIRE_MESSAGE(s.ok(), s.message());
@@ -180,16 +181,19 @@ TEST_CASE("replayed and searched plans: every node part is an image of a stored 
   struct Case {
     const char* platform;
     bool replay;
+    bool loopback = false;  // PlanOptions::nic_loopback: a node part may hold both ends of a flow through its NICs
   };
   for (const Case c : {Case{"1n", true}, Case{"4n-switch", true}, Case{"4n-switch", false}, Case{"16n-rail", true},
-                       Case{"g6-3n", true}, Case{"2n-half-gpudirect", true}, Case{"5n-leafspine-tight", true}}) {
+                       Case{"g6-3n", true}, Case{"2n-half-gpudirect", true}, Case{"5n-leafspine-tight", true},
+                       Case{"h20-2n", true, true}, Case{"4n-switch", false, true}}) {
     const Platform& p = platform(c.platform);
     for (const auto& [what, d] : std::vector<std::pair<std::string, Matrix>>{
              {"uniform", uniform(p.gpus, 1 << 20)},
              {"zipf 1.2", zipf_moe(p.gpus, 1.2, 5, 256)},
              {"random", random_dense(p.gpus, 1 << 22, 0.1, 11)}}) {
-      INFO(c.platform << (c.replay ? " (replay)" : " (search)") << ", " << what);
-      const vpcat::Plan plan = plan_of(p, d, c.replay);
+      INFO(c.platform << (c.replay ? " (replay)" : " (search)") << (c.loopback ? ", NIC loopback" : "") << ", "
+                      << what);
+      const vpcat::Plan plan = plan_of(p, d, c.replay, c.loopback);
       CHECK(check_plan(p, d, plan) == "");
       CHECK(check_images(p, plan) == "");
     }

@@ -378,3 +378,71 @@ TEST_CASE("at the step limit, channel steps end in the shared step instead of fa
     CHECK(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), o, plan).code() == vpcat::PlanError::step_limit);
   }
 }
+
+namespace {
+
+// Transfers between two GPUs of one node that go through NICs.
+std::size_t loopbacks(const Platform& p, const vpcat::Plan& plan) {
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < plan.transfer_count(); ++i) {
+    const vpcat::PlanTransfer& t = plan.transfers()[i];
+    k += t.src_nic != vpcat::kNoNic && p.planner.node_of_gpu(t.src) == p.planner.node_of_gpu(t.dst);
+  }
+  return k;
+}
+
+}  // namespace
+
+TEST_CASE("NIC loopback: plans stay channels, the default never loops, and on H20 it pays") {
+  // H20: one CX7 per GPU; the host bridges' forwarding holds peer-to-peer
+  // routes, which is what a loopback spares. The 4-NIC PCIe Gen4 node: NICs
+  // shared by two GPUs. One node: no fabric, so nothing to loop through.
+  for (const char* name : {"h20-2n", "4n-switch", "5n-leafspine-tight", "1n"}) {
+    Platform& p = mut(platform(name));
+    vpcat::PlanOptions lb;
+    lb.nic_loopback = true;
+    for (const auto& [what, d] : std::vector<std::pair<std::string, Matrix>>{
+             {"uniform", uniform(p.gpus, 1 << 20)},
+             {"zipf 1.2", zipf_moe(p.gpus, 1.2, 7, 256)},
+             {"random", random_dense(p.gpus, 1 << 24, 0.2, 5)}}) {
+      INFO(name << ", " << what);
+      expect_correct(p, d, lb, what + ", NIC loopback");
+      vpcat::Plan with, without;
+      REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), lb, with).ok());
+      REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, without).ok());
+      CHECK(loopbacks(p, without) == 0);
+      if (std::string(name) == "1n") CHECK(loopbacks(p, with) == 0);
+      else CHECK(loopbacks(p, with) > 0);
+    }
+  }
+  // Where the host bridges bind, looping pays: H20 uniform, 4.15x its bound
+  // by peer-to-peer alone, 1.21x with loopbacks (docs/planner.md).
+  Platform& h20 = mut(platform("h20-2n"));
+  const Matrix d = uniform(h20.gpus, 1 << 20);
+  vpcat::PlanOptions lb;
+  lb.nic_loopback = true;
+  vpcat::Plan with, without;
+  REQUIRE(h20.planner.plan(vpcat::Demand::dense(d.data(), h20.gpus), lb, with).ok());
+  REQUIRE(h20.planner.plan(vpcat::Demand::dense(d.data(), h20.gpus), {}, without).ok());
+  CHECK(with.expected_us() < 0.5 * without.expected_us());
+  CHECK(with.expected_us() < 1.3 * with.bound_us());
+}
+
+TEST_CASE("NIC loopback routes: two NICs of one switch, never one NIC twice") {
+  const Platform& p = platform("h20-2n");
+  vpcat::PlanTransfer t;
+  t.src = t.origin = 0;
+  t.dst = t.final = 5;
+  t.bytes = 1;
+  std::uint64_t links[64];
+  t.src_nic = 0, t.dst_nic = 0;  // one NIC both ways: no such route
+  CHECK(p.planner.route_links(t, links, 64) == 0);
+  t.src_nic = 0, t.dst_nic = 5;
+  const std::uint32_t n = p.planner.route_links(t, links, 64);
+  REQUIRE(n > 0);
+  const vp::Route r = analyzer_route(p, t);
+  REQUIRE(r.links.size() == n);
+  for (std::uint32_t k = 0; k < n; ++k) CHECK(links[k] == r.links[k]);
+  // Without a fabric (one node, no switch) there is nothing to loop through.
+  CHECK(platform("1n").planner.route_links(t, links, 64) == 0);
+}

@@ -124,6 +124,7 @@ const Platform& platform(const std::string& name) {
     r.nodes = 2;
     r.fabric = "single_switch";
   } else if (name == "g6-3n") r = shortcut("real/hwloc-xml/nixl-g6.48xl-topo.xml", 3, "single_switch", 8, 1.0);
+  else if (name == "h20-2n") r = request("platforms/hgx-h20-8cx7.json", "platforms/hgx-h20-8cx7-2n-switch.cluster.json");
   else throw std::invalid_argument("unknown platform " + name);
   return *(cache[name] = build_platform(name, r));
 }

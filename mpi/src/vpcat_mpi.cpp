@@ -344,6 +344,13 @@ int vpcat_mpi_init(const vpcat_catalog* catalog, MPI_Comm comm, const vpcat_mpi_
                      "vpcat_mpi_init: %s", !catalog ? "catalog is NULL" : comm == MPI_COMM_NULL ? "comm is MPI_COMM_NULL"
                                                                        : "options: wrong struct_size or reserved != 0 (start from vpcat_mpi_options_default())"),
            VPCAT_MPI_E_INVALID_ARGUMENT;
+  // A NIC loopback is a route this executor cannot force: MPI chooses its
+  // own transport between ranks of one host (docs/planner.md "NIC loopback").
+  if (opt.plan.nic_loopback != 0)
+    return set_error(err, VPCAT_MPI_E_INVALID_ARGUMENT,
+                     "vpcat_mpi_init: options.plan.nic_loopback is set: MPI chooses its own transport between "
+                     "ranks of one host, so this executor cannot run a NIC loopback as planned"),
+           VPCAT_MPI_E_INVALID_ARGUMENT;
   int inter = 0;
   PMPI_Comm_test_inter(comm, &inter);
   if (inter)

@@ -151,7 +151,13 @@ int run_library(const char* path, bool expect_mismatch) {
   opt.plan.allow_shared = 1;  // the first context may get shared steps: many transfers per GPU at once
   vpcat_mpi_ctx* ctx = nullptr;
   vpcat_mpi_error err;
+  // NIC loopbacks: a route MPI does not let this executor force.
+  opt.plan.nic_loopback = 1;
   int rc = vpcat_mpi_init(cat, MPI_COMM_WORLD, &opt, &ctx, &err);
+  CHECK(rc == VPCAT_MPI_E_INVALID_ARGUMENT && ctx == nullptr && std::strstr(err.message, "nic_loopback"),
+        "init with nic_loopback returned %d: %s", rc, err.message);
+  opt.plan.nic_loopback = 0;
+  rc = vpcat_mpi_init(cat, MPI_COMM_WORLD, &opt, &ctx, &err);
   if (expect_mismatch) {
     CHECK(rc == VPCAT_MPI_E_MISMATCH && ctx == nullptr, "init returned %d, expected a mismatch", rc);
     CHECK(std::strstr(err.message, "vpcat_mpi_init: ") == err.message, "message: %s", err.message);

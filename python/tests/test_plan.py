@@ -147,7 +147,8 @@ def test_options(planner, catalog):
     n = planner.gpu_count
     o = vpcat.PlanOptions(latency_us=2.5, chunk_align_bytes=4096, min_chunk_bytes=8192)
     assert (o.latency_us, o.chunk_align_bytes, o.allow_shared) == (2.5, 4096, False)
-    assert "latency_us=2.5" in repr(o)
+    assert "latency_us=2.5" in repr(o) and "nic_loopback=False" in repr(o)
+    assert vpcat.PlanOptions(nic_loopback=True).nic_loopback and not o.nic_loopback
     plan = planner.plan(skewed(n) * 4096, o)
     assert np.array_equal(delivered(plan, n), off_diagonal(skewed(n) * 4096))
     p2 = vpcat.Planner(catalog, vpcat.PlanOptions(allow_shared=True))

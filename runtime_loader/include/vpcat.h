@@ -488,6 +488,10 @@ typedef struct vpcat_plan_options {
                                  stored patterns, where they pay, before searching the rest; 0: search
                                  every step (what a struct zeroed by hand asked for before this field
                                  had a meaning: it was reserved, 0) (docs/planner.md "Replay") */
+  uint32_t nic_loopback;      /* 0 (default): intra-node payloads take PCIe peer-to-peer routes only;
+                                 1: where that route has no room, through two NICs of the node and
+                                 their switch instead; only for an executor that can force that route
+                                 (docs/planner.md "NIC loopback") */
 } vpcat_plan_options;
 
 /* The defaults, with struct_size set. Start from this and change fields. */

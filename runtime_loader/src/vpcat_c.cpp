@@ -164,6 +164,11 @@ bool to_cpp(const vpcat_plan_options* o, vpcat::PlanOptions* out, vpcat_error* e
                    static_cast<unsigned>(o->replay));
     return false;
   }
+  if (o->nic_loopback > 1) {
+    *status = fail(err, VPCAT_E_INVALID_ARGUMENT, where, "options->nic_loopback is %u: must be 0 or 1",
+                   static_cast<unsigned>(o->nic_loopback));
+    return false;
+  }
   out->latency_us = o->latency_us;
   out->min_step_latencies = o->min_step_latencies;
   out->min_chunk_bytes = o->min_chunk_bytes;
@@ -171,6 +176,7 @@ bool to_cpp(const vpcat_plan_options* o, vpcat::PlanOptions* out, vpcat_error* e
   out->max_steps = o->max_steps;
   out->allow_shared = o->allow_shared != 0;
   out->replay = o->replay != 0;
+  out->nic_loopback = o->nic_loopback != 0;
   return true;
 }
 
@@ -735,6 +741,7 @@ vpcat_plan_options vpcat_plan_options_default(void) {
   o.chunk_align_bytes = d.chunk_align_bytes;
   o.allow_shared = d.allow_shared ? 1u : 0u;
   o.replay = d.replay ? 1u : 0u;
+  o.nic_loopback = d.nic_loopback ? 1u : 0u;
   return o;
 }
 

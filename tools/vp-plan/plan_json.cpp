@@ -16,9 +16,10 @@ std::string plan_json(const vpcat::Planner& planner, const vpcat::Plan& plan, co
                  "{{\n  \"format\": \"vp-plan\",\n  \"version\": 2,\n  \"gpus\": {},\n  \"planning_us\": {:.3f},\n"
                  "  \"expected_us\": {:.3f},\n  \"total_bytes\": {},\n  \"options\": {{\"latency_us\": {}, "
                  "\"min_step_latencies\": {}, \"min_chunk_bytes\": {}, \"chunk_align_bytes\": {}, \"max_steps\": {}, "
-                 "\"allow_shared\": {}, \"replay\": {}}},\n",
+                 "\"allow_shared\": {}, \"replay\": {}, \"nic_loopback\": {}}},\n",
                  plan.gpus(), report.planning_us, plan.expected_us(), plan.total_bytes(), o.latency_us,
-                 o.min_step_latencies, o.min_chunk_bytes, o.chunk_align_bytes, o.max_steps, o.allow_shared, o.replay);
+                 o.min_step_latencies, o.min_chunk_bytes, o.chunk_align_bytes, o.max_steps, o.allow_shared, o.replay,
+                 o.nic_loopback);
   if (report.gpu_map) {
     out += "  \"gpu_map\": [";
     for (std::uint32_t r = 0; r < planner.gpu_count(); ++r) fmt::format_to(it, "{}{}", r ? ", " : "", planner.catalog_gpu(r));

@@ -276,5 +276,7 @@ int main(int argc, char** argv) {
   app.add_flag("--allow-shared", o.compare.plan.allow_shared, "VarioPath plans may end with one shared step (vp-plan --allow-shared)");
   app.add_flag_callback("--no-replay", [&] { o.compare.plan.replay = false; },
                         "VarioPath plans search every step (vp-plan --no-replay)");
+  app.add_flag("--nic-loopback", o.compare.plan.nic_loopback,
+               "VarioPath plans may loop intra-node payloads through two NICs (vp-plan --nic-loopback)");
   return vp::cli::run_main({"vp-sim", vp::cli::Catalogs::read}, app, argc, argv, [&] { return run(o); });
 }

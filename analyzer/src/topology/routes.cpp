@@ -143,7 +143,8 @@ Route network_route(const Topology& t, ComponentId src, ComponentId src_nic, Com
                     ComponentId dst) {
   const Component &s = t.components.at(src), &d = t.components.at(dst);
   if (t.components.at(src_nic).kind != ComponentKind::nic || t.components.at(dst_nic).kind != ComponentKind::nic ||
-      t.components[src_nic].node != s.node || t.components[dst_nic].node != d.node || s.node == d.node)
+      t.components[src_nic].node != s.node || t.components[dst_nic].node != d.node ||
+      (s.node == d.node && src_nic == dst_nic))
     throw std::logic_error(fmt::format("network_route: bad endpoints {} {} {} {}", t.display_name(src),
                                        t.display_name(src_nic), t.display_name(dst_nic), t.display_name(dst)));
   Route r;

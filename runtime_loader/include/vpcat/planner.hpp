@@ -253,7 +253,10 @@ class Planner {
     if (!ready_ || t.src >= gpu_count() || t.dst >= gpu_count() || t.src == t.dst) return false;
     const std::uint32_t a = model_.node_of_gpu(t.src), b = model_.node_of_gpu(t.dst);
     if (t.src_nic == kNoNic || t.dst_nic == kNoNic) return a == b && t.src_nic == t.dst_nic;
-    return a != b && model_.has_fabric() && t.src_nic < model_.type_of(a).nics && t.dst_nic < model_.type_of(b).nics;
+    if (!model_.has_fabric() || t.src_nic >= model_.type_of(a).nics || t.dst_nic >= model_.type_of(b).nics)
+      return false;
+    // A NIC loopback (PlanOptions::nic_loopback): two NICs of one switch.
+    return a != b || (t.src_nic != t.dst_nic && model_.switch_of(a, t.src_nic) == model_.switch_of(a, t.dst_nic));
   }
 
   Subset subset_;

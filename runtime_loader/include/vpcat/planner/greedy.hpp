@@ -144,7 +144,7 @@ class Greedy : public LocalMapping {
       for (std::uint32_t a = 0; a < nn_; ++a) {
         if (intra_left_[a] == 0) continue;
         touch(m, a);
-        fill_intra(m, a);
+        fill_intra(m, a, o.nic_loopback);
       }
       if (flows_.empty())  // cannot happen: the first candidate of a step always fits
         return PlanStatus::at(PlanError::unroutable, "plan", "no transfer fits in step %zu", steps.size());

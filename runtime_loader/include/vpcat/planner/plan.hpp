@@ -68,6 +68,16 @@ struct PlanOptions {
   // tens of milliseconds; skewed demands never do). false: every step is
   // searched.
   bool replay = true;
+  // false (default): an intra-node payload takes the PCIe peer-to-peer
+  // route only. true: where that route has no room in a step, it may take
+  // a NIC loopback instead (GPU -> NIC i -> fabric switch -> NIC j -> GPU,
+  // i != j on one switch), on NIC lanes the step leaves idle, so that it
+  // does not wait for the host bridges (docs/planner.md "NIC loopback").
+  // Only for an executor that can force a transfer between GPUs of one
+  // node onto the NICs: an MPI library or NCCL chooses its own transport
+  // for ranks of one host (shared memory, peer-to-peer), and a loopback it
+  // ran so would contend on the host bridges.
+  bool nic_loopback = false;
 };
 
 inline constexpr std::uint16_t kNoNic = 0xFFFF;
@@ -79,8 +89,8 @@ struct PlanTransfer {
   std::uint32_t origin = 0, final = 0;   // the payload's first source and last destination
   std::uint64_t bytes = 0;               // > 0
   double solo_gbps = 0.0;                // the route's solo rate (its slowest link or forwarder; GB/s = 1e3 bytes/us)
-  std::uint16_t src_nic = kNoNic;        // local NIC index in src's node; kNoNic: intra-node route
-  std::uint16_t dst_nic = kNoNic;        // local NIC index in dst's node; kNoNic: intra-node route
+  std::uint16_t src_nic = kNoNic;        // local NIC index in src's node; kNoNic (both): PCIe peer-to-peer
+  std::uint16_t dst_nic = kNoNic;        // local NIC index in dst's node (src's too: a NIC loopback)
   std::uint32_t reserved = 0;
 };
 

@@ -146,9 +146,86 @@ class LocalMapping : public NodeMatching {
     return Try::receiver_dead;
   }
 
+  // Receivers in g's node a that g still has bytes for, free in this step,
+  // whose peer-to-peer route from g loads a tracked resource.
+  std::uint64_t far_receivers(const ClusterModel& m, std::uint32_t a, std::uint32_t g) const noexcept {
+    const NodeModel& na = m.node(a);
+    const TypeModel& t = m.type(na.type);
+    const std::uint32_t lg = g - na.first_gpu;
+    std::uint64_t out = 0;
+    for (std::uint64_t c = dmask_[std::size_t{g} * nn_ + a] & gpu_recv_free_[a]; c != 0; c &= c - 1)
+      if (m.gg(t, lg, lowest(c)).shared_count > 0) out |= bit(lowest(c));
+    return out;
+  }
+  // A NIC loopback g -> NIC i -> switch -> NIC j -> h inside node a, to the
+  // receiver among `cand` with the most bytes left from g: through the
+  // first free send lane i and receive lane j != i, in g's and h's NIC
+  // preference order, on one switch, where every shared resource of the
+  // two halves keeps room for its solo rate (once per half that crosses
+  // it). False when none fits.
+  bool try_loopback(const ClusterModel& m, std::uint32_t a, std::uint32_t g, std::uint64_t cand) noexcept {
+    const NodeModel& na = m.node(a);
+    const TypeModel& t = m.type(na.type);
+    if (!m.has_fabric() || send_free_[a] == 0 || recv_free_[a] == 0) return false;
+    const std::uint32_t lg = g - na.first_gpu;
+    const std::uint64_t* row = R_.data() + std::size_t{g} * n_;
+    const NicPref* sp = m.send_prefs(t, lg);
+    while (cand != 0) {
+      std::uint32_t lh = lowest(cand);
+      for (std::uint64_t c = cand; c != 0; c &= c - 1)
+        if (row[na.first_gpu + lowest(c)] > row[na.first_gpu + lh]) lh = lowest(c);
+      cand &= ~bit(lh);
+      const NicPref* rp = m.recv_prefs(t, lh);
+      for (std::uint32_t x = 0; x < t.usable; ++x) {
+        const std::uint32_t i = sp[x].nic;
+        if (!(send_free_[a] >> i & 1u)) continue;
+        const RouteEntry& up = m.gn(t, lg, i);
+        for (std::uint32_t y = 0; y < t.usable; ++y) {
+          const std::uint32_t j = rp[y].nic;
+          if (j == i || !(recv_free_[a] >> j & 1u) || m.switch_of(a, i) != m.switch_of(a, j)) continue;
+          const RouteEntry& down = m.ng(t, j, lh);
+          const double rate = min2(up.gbps, down.gbps);
+          if (!halves_fit(m, a, up, down, rate)) continue;
+          add_load(m, a, up, rate);
+          add_load(m, a, down, rate);
+          send_free_[a] &= ~bit(i);
+          recv_free_[a] &= ~bit(j);
+          if (recv_free_[a] == 0) close_node(a);
+          gpu_send_free_[a] &= ~bit(lg);
+          gpu_recv_free_[a] &= ~bit(lh);
+          flows_.push_back(Flow{g, na.first_gpu + lh, a, a, static_cast<std::uint16_t>(i),
+                                static_cast<std::uint16_t>(j), rate});
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+  // Both halves of a loopback in node a at `rate`: every shared resource of
+  // either keeps room for the rate once per half that crosses it.
+  bool halves_fit(const ClusterModel& m, std::uint32_t a, const RouteEntry& up, const RouteEntry& down,
+                  double rate) const noexcept {
+    const double* load = loads_.data() + m.node(a).load_first;
+    const double* cap = m.caps(m.type_of(a));
+    const std::uint32_t *u = m.shared_ids(up), *d = m.shared_ids(down);
+    for (int half = 0; half < 2; ++half) {
+      const std::uint32_t* ids = half == 0 ? u : d;
+      const std::uint32_t count = half == 0 ? up.shared_count : down.shared_count;
+      for (std::uint32_t k = 0; k < count; ++k) {
+        double need = rate;
+        if (half == 0)
+          for (std::uint32_t q = 0; q < down.shared_count; ++q) need += d[q] == ids[k] ? rate : 0.0;
+        if (cap[ids[k]] * (1.0 + 1e-12) - load[ids[k]] < need) return false;
+      }
+    }
+    return true;
+  }
+
   // Intra-node flows fill the ports the network left idle, each where every
-  // shared resource of its route still has room for its solo rate.
-  void fill_intra(const ClusterModel& m, std::uint32_t a) noexcept {
+  // shared resource of its route still has room for its solo rate: the
+  // peer-to-peer route, or (with `loopback`, where no peer-to-peer route of
+  // the sender fits) a NIC loopback on lanes the step leaves idle.
+  void fill_intra(const ClusterModel& m, std::uint32_t a, bool loopback) noexcept {
     const NodeModel& na = m.node(a);
     const TypeModel& t = m.type(na.type);
     const std::size_t n = n_, nn = nn_;
@@ -157,6 +234,11 @@ class LocalMapping : public NodeMatching {
       const std::uint32_t lg = send_order_[na.first_gpu + si];
       if (!(senders >> lg & 1u)) continue;
       const std::uint32_t g = na.first_gpu + lg;
+      // With loopback: receivers whose peer-to-peer route loads a tracked
+      // resource (a switch uplink, a root complex, the socket link) try a
+      // loopback first, which spares those resources for the pairs that
+      // have no other way.
+      if (loopback && try_loopback(m, a, g, far_receivers(m, a, g))) continue;
       std::uint64_t cand = dmask_[std::size_t{g} * nn + a] & gpu_recv_free_[a];
       const std::uint64_t* row = R_.data() + g * n;
       std::uint32_t best = kNone;
