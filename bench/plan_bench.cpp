@@ -118,6 +118,9 @@ void BM_Plan(benchmark::State& state, const std::string& name, const std::string
   // The plan's quality: its expected time (channel steps: latency plus the
   // longest transfer at its solo rate, per step), in ms.
   state.counters["expected_ms"] = plan.expected_us() / 1e3;
+  // ... over the bound the planner states (Plan::bound_us: the busiest GPU
+  // link, node NIC set or leaf uplink), 1 at best.
+  state.counters["per_bound"] = plan.bound_us() > 0 ? plan.expected_us() / plan.bound_us() : 1.0;
   // The plan's own memory (steps and transfers), in MB.
   state.counters["plan_MB"] = static_cast<double>(plan.transfer_count() * sizeof(vpcat::PlanTransfer) +
                                                   plan.step_count() * sizeof(vpcat::PlanStep)) / 1e6;
@@ -277,6 +280,9 @@ void BM_SubsetPlan(benchmark::State& state, const std::string& name, const std::
   state.counters["gpus"] = s.gpu_count();
   state.counters["steps"] = static_cast<double>(plan.step_count());
   state.counters["expected_ms"] = plan.expected_us() / 1e3;
+  // ... over the bound the planner states (Plan::bound_us: the busiest GPU
+  // link, node NIC set or leaf uplink), 1 at best.
+  state.counters["per_bound"] = plan.bound_us() > 0 ? plan.expected_us() / plan.bound_us() : 1.0;
 }
 
 const char* const kSubsets[] = {"half-nodes", "half-gpus", "mixed", "one-gpu", "fragmented", "large-sets"};
