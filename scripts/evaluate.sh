@@ -9,8 +9,9 @@
 # models (vp-sim --json, --model ideal and --model contention with
 # simulator/contention.json; the ideal runs of the platforms of at most 64
 # GPUs also compute the LP flow bound) and VarioPath alone with
-# --allow-shared under both models (the price of strict contention-freedom),
-# then the sweeps of the contention parameters that have no published
+# --allow-shared under both models (the price of strict contention-freedom)
+# and with --nic-loopback on the platforms of more than one node, then the
+# sweeps of the contention parameters that have no published
 # figure (each at its sweep_min, default 0, and its sweep_max; port
 # arbitration off and on; on a few cases), VP_EVAL_JOBS processes at a
 # time (default 2), and writes docs/evaluation.md
@@ -66,7 +67,7 @@ SELECTED=${VP_EVAL_PLATFORMS:-}
 TABLE="$ROOT/simulator/contention.json"
 rm -rf "$OUT"
 mkdir -p "$OUT/catalogs" "$OUT/results/ideal" "$OUT/results/contention" "$OUT/results/ideal-shared" \
-  "$OUT/results/contention-shared" "$OUT/tables"
+  "$OUT/results/contention-shared" "$OUT/results/ideal-loopback" "$OUT/results/contention-loopback" "$OUT/tables"
 echo "== analyze"
 echo "$PLATFORMS" | while IFS='|' read -r name args; do
   [ -n "$name" ] || continue
@@ -82,7 +83,9 @@ echo "== simulate ($JOBS at a time, epsilon $EPSILON)"
 # and "flow" where the ideal run also computes the LP flow bound (vp-sim
 # --flow-bound; platforms of at most 64 GPUs, FLOW_PLATFORMS), or "shared"
 # for VarioPath alone with --allow-shared (its plans may end with a shared
-# step, where transfers contend).
+# step, where transfers contend), or "loopback" for VarioPath alone with
+# --nic-loopback (intra-node payloads may loop through two NICs and the
+# switch) on the platforms of more than one node.
 FLOW_PLATFORMS="pcie-4n-switch aws-g6-4n-switch aws-g5-4n-switch hgx-h20-2n-switch pcie-1n"
 : >"$OUT/jobs.txt"
 for name in $(cat "$OUT/platforms.txt"); do
@@ -93,6 +96,10 @@ for name in $(cat "$OUT/platforms.txt"); do
     echo "$name $w contention $TABLE" >>"$OUT/jobs.txt"
     echo "$name $w ideal-shared - shared" >>"$OUT/jobs.txt"
     echo "$name $w contention-shared $TABLE shared" >>"$OUT/jobs.txt"
+    if [ "$name" != pcie-1n ]; then
+      echo "$name $w ideal-loopback - loopback" >>"$OUT/jobs.txt"
+      echo "$name $w contention-loopback $TABLE loopback" >>"$OUT/jobs.txt"
+    fi
   done
 done
 # Sweeps: each parameter with a "sweep_max" in the table at its "sweep_min"
@@ -146,6 +153,7 @@ xargs -P "$JOBS" -L 1 sh -c '
   case "${4:-}" in
     flow) model="$model --flow-bound" ;;
     shared) schedulers=variopath model="$model --allow-shared" ;;
+    loopback) schedulers=variopath model="$model --nic-loopback" ;;
   esac
   t0=$(date +%s%N)
   # shellcheck disable=SC2086

@@ -307,6 +307,54 @@ def price_section(w, rows, cases, ccases, scases, cscases):
     w("")
 
 
+# ---- NIC loopback ------------------------------------------------------------------------------
+
+def loopback_section(w, rows, cases, ccases, lcases, clcases):
+    """VarioPath's default plans against its plans with --nic-loopback, and the best baseline, under both
+    models."""
+    lrows = [r for r in rows if r in lcases and r in ccases and r in clcases]
+    w("## NIC loopback")
+    w("")
+    if not lrows:
+        w("No `--nic-loopback` results.")
+        w("")
+        return
+
+    def t(src, r):
+        return src[r]["results"]["variopath"]["time_us"]
+
+    w("With `--nic-loopback` (`vp-plan`, `vp-sim`, `PlanOptions::nic_loopback`; docs/planner.md \"NIC "
+      "loopback\") an intra-node payload whose PCIe route has no room in a step may leave through one NIC of "
+      "its node and come back through another, across the switch, on lanes the step leaves idle. Every step "
+      "stays a channel. It is off by default: an executor must force that route, which an MPI library does "
+      "not let it do. Time / bound per case, on the platforms of more than one node; *gain* is the default "
+      "plan's time over the loopback plan's, *vs best* the loopback plan's time over the best baseline's.")
+    w("")
+    w("| platform | workload | ideal: default | loopback | best baseline | gain | vs best | "
+      "contention: default | loopback | best baseline | gain | vs best |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in lrows:
+        cells = []
+        for base, lb in ((cases, lcases), (ccases, clcases)):
+            b = best_baseline(base[r])
+            bb = base[r]["results"][b]["time_us"]
+            cells += [fmt_ratio(case_ratio(base[r], "variopath")), fmt_ratio(case_ratio(lb[r], "variopath")),
+                      f"{fmt_ratio(case_ratio(base[r], b))} ({LABEL[b]})", f"{t(base, r) / t(lb, r):.2f}",
+                      f"{t(lb, r) / bb:.2f}"]
+        w(f"| {r[0]} | {workload_key(r[1])[1]} | " + " | ".join(cells) + " |")
+    w("")
+    fastest = [r for r in lrows if t(clcases, r) <= 1.01 * min(ccases[r]["results"][b]["time_us"] for b in BASELINES)]
+    w(f"Under the contention model, loopback plans are the fastest scheduler (ties within 1 %) in {len(fastest)} "
+      f"of {len(lrows)} cases. Mean gain per platform (default time / loopback time), ideal and contention:")
+    w("")
+    w("| platform | ideal | contention |")
+    w("|---|---|---|")
+    for p, prow in by_platform(lrows):
+        w(f"| {p} | {mean([t(cases, r) / t(lcases, r) for r in prow]):.2f} | "
+          f"{mean([t(ccases, r) / t(clcases, r) for r in prow]):.2f} |")
+    w("")
+
+
 # ---- the report -----------------------------------------------------------------------------
 
 def main():
@@ -361,7 +409,7 @@ def main():
       "its steps run as planned, on its own routes (NIC choices included), with default options: channel "
       "steps only, each one-port and contention-free with every transfer at its route's solo rate (a shared "
       "step, where transfers contend, only with `--allow-shared`, which the suite runs apart: \"The price of "
-      "strict contention-freedom\"), the balanced "
+      "strict contention-freedom\"; NIC loopbacks only with `--nic-loopback`, also run apart: \"NIC loopback\"), the balanced "
       "part of a demand replayed from the catalog's stored patterns and the rest searched (docs/planner.md "
       "\"Replay\").")
     w("* **fan-out**: every transfer at once on default routes (each side's nearest NIC with GPUDirect RDMA), "
@@ -562,6 +610,10 @@ def main():
     # ---- channels only against shared steps allowed
     price_section(w, rows, cases, ccases, load(os.path.join(a.results, "ideal-shared"), platforms)[0],
                   load(os.path.join(a.results, "contention-shared"), platforms)[0])
+
+    # ---- NIC loopback
+    loopback_section(w, rows, cases, ccases, load(os.path.join(a.results, "ideal-loopback"), platforms)[0],
+                     load(os.path.join(a.results, "contention-loopback"), platforms)[0])
 
     # ---- sweeps
     w("## Sweeps of the unsourced contention parameters")
