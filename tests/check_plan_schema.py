@@ -4,8 +4,10 @@
     check_plan_schema.py VP_PLAN VP_ANALYZE FIXTURES_DIR SCHEMA
 
 Builds a 3-node rail catalog with vp-analyze, plans a dense, a sparse and an
-empty demand, and validates each plan (JSON Schema 2020-12). Also checks that
-every route's links chain from src to dst in `vp-analyze topology --json`.
+empty demand, and validates each plan (JSON Schema 2020-12). On a 3-node
+switch catalog, plans with --nic-loopback must loop some intra-node transfer
+through two NICs, and a default plan none. Also checks that every route's
+links chain from src to dst in `vp-analyze topology --json`.
 Exit 0 when all validate, 1 otherwise. A missing jsonschema module is a
 failure: install python3-jsonschema.
 """
@@ -52,14 +54,16 @@ def main():
         runs = [(name, demand, []) for name, demand in demands.items()]
         runs += [(name + " --allow-shared", demand, ["--allow-shared"]) for name, demand in demands.items()]
         runs += [("uniform --nic-loopback", demands["uniform"], ["--nic-loopback"]),
-                 ("dense --nic-loopback", demands["dense"], ["--nic-loopback"])]
+                 ("dense --nic-loopback", demands["dense"], ["--nic-loopback"]),
+                 ("uniform on the switch", demands["uniform"], ["--switch"])]
         # A subset (docs/subsets.md): ranks map to catalog GPUs through gpu_map.
         m = 6
         demands["subset"] = {"gpus": m, "bytes": [[0 if s == d else (s + 1) * 65536 for d in range(m)] for s in range(m)]}
         runs += [("subset", demands["subset"], ["--gpus", "17,16,3-5,9"])]
         loops = 0
         for name, demand, flags in runs:
-            catalog, topo = switch if "--nic-loopback" in flags else rail
+            catalog, topo = switch if "--nic-loopback" in flags or "--switch" in flags else rail
+            flags = [f for f in flags if f != "--switch"]
             path = os.path.join(tmp, name.split()[0] + ".json")
             with open(path, "w", encoding="utf-8") as f:
                 json.dump(demand, f)

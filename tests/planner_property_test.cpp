@@ -426,6 +426,27 @@ TEST_CASE("NIC loopback: plans stay channels, the default never loops, and on H2
   REQUIRE(h20.planner.plan(vpcat::Demand::dense(d.data(), h20.gpus), {}, without).ok());
   CHECK(with.expected_us() < 0.5 * without.expected_us());
   CHECK(with.expected_us() < 1.3 * with.bound_us());
+  // With allow_shared too, the shared step sends the intra-node payloads
+  // through the NICs, as DeepEP's PCIe mode does, and reaches the bound.
+  lb.allow_shared = true;
+  REQUIRE(h20.planner.plan(vpcat::Demand::dense(d.data(), h20.gpus), lb, with).ok());
+  REQUIRE(with.step_count() == 1);
+  CHECK(with.step(0).shared == 1);
+  CHECK(loopbacks(h20, with) > 0);
+  CHECK(with.expected_us() < 1.05 * with.bound_us());
+  CheckOptions co;
+  co.allow_shared = true;
+  CHECK(check_plan(h20, d, with, co) == "");
+  // ... and keeps the peer-to-peer routes where looping would crowd the NICs
+  // (4 NICs for 8 GPUs): the same plan as without loopbacks.
+  Platform& sw = mut(platform("4n-switch"));
+  const Matrix u = uniform(sw.gpus, 1 << 20);
+  vpcat::PlanOptions shared;
+  shared.allow_shared = true;
+  REQUIRE(sw.planner.plan(vpcat::Demand::dense(u.data(), sw.gpus), lb, with).ok());
+  REQUIRE(sw.planner.plan(vpcat::Demand::dense(u.data(), sw.gpus), shared, without).ok());
+  CHECK(loopbacks(sw, with) == 0);
+  CHECK(with.expected_us() == without.expected_us());
 }
 
 TEST_CASE("NIC loopback routes: two NICs of one switch, never one NIC twice") {
@@ -443,6 +464,9 @@ TEST_CASE("NIC loopback routes: two NICs of one switch, never one NIC twice") {
   const vp::Route r = analyzer_route(p, t);
   REQUIRE(r.links.size() == n);
   for (std::uint32_t k = 0; k < n; ++k) CHECK(links[k] == r.links[k]);
-  // Without a fabric (one node, no switch) there is nothing to loop through.
+  // Without a fabric (one node, no switch) there is nothing to loop through
+  // (NICs 0 and 1 exist on that node: the route is refused for the fabric).
+  t.src_nic = 0, t.dst_nic = 1;
+  CHECK(platform("h20-2n").planner.route_links(t, links, 64) > 0);
   CHECK(platform("1n").planner.route_links(t, links, 64) == 0);
 }

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <stdexcept>
+
 #include "vp/topology/cluster.hpp"
 #include "vp/topology/routes.hpp"
 #include "vp/topology/synthetic.hpp"
@@ -98,4 +100,24 @@ TEST_CASE("the forwarding capacity of a root complex limits a route through it")
 TEST_CASE("the nearest NIC is the one under the GPU's own switch") {
   Topology t = server();
   for (std::size_t g = 0; g < 8; ++g) CHECK(nearest_nic(t, t.gpus[g]) == t.nics[g / 2]);
+}
+
+TEST_CASE("network routes: between nodes, and a loopback through two NICs of one node") {
+  Topology two = expand_cluster(cluster_from_shortcut(server(), 2, FabricKind::single_switch, 0, 1.0));
+  const ComponentId g0 = two.gpus[0], g3 = two.gpus[3], g8 = two.gpus[8];
+  // Across nodes: up g0's switch to nic0, the fabric, nic4 (node 1's first) down to gpu8.
+  const Route across = network_route(two, g0, two.nics[0], two.nics[4], g8);
+  CHECK(across.type == PathType::NET);
+  // Inside node 0: g0 -> nic0 -> switch -> nic1 -> g3 (g3 sits under nic1's switch).
+  const Route loop = network_route(two, g0, two.nics[0], two.nics[1], g3);
+  CHECK(loop.type == PathType::NET);
+  std::size_t network = 0;
+  for (LinkId l : loop.links) network += two.links[l].kind == LinkKind::network;
+  CHECK(network == 2);  // nic0's uplink and nic1's downlink, nothing else of the fabric
+  CHECK(loop.forwarders.empty());  // no root complex, no socket: what the loopback spares
+  CHECK(two.components[two.links[loop.links.front()].src].id == g0);
+  CHECK(two.links[loop.links.back()].dst == g3);
+  // One NIC both ways is not a route through the fabric; a NIC of another node is not this node's.
+  CHECK_THROWS_AS(network_route(two, g0, two.nics[0], two.nics[0], g3), std::logic_error);
+  CHECK_THROWS_AS(network_route(two, g0, two.nics[4], two.nics[1], g3), std::logic_error);
 }

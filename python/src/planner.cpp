@@ -126,9 +126,10 @@ allow_shared: the plan may end with one shared step (every payload left at
   once, contending) when that is expected shorter
 replay: replay the balanced part of the demand from the catalog's stored
   patterns, where they pay, before searching the rest (default True)
-nic_loopback: an intra-node payload whose peer-to-peer route has no room may
-  loop through two NICs of its node and their switch; only for an executor
-  that can force that route (default False)
+nic_loopback: an intra-node payload may loop through two NICs of its node
+  and their switch where that is as fast and spares the host bridges, or its
+  peer-to-peer route has no room; only for an executor that can force that
+  route (default False)
 Out-of-range values raise vpcat.OptionsError when a plan is made.)")
       .def(py::init([](double latency_us, double min_step_latencies, std::uint64_t min_chunk_bytes,
                        std::uint64_t chunk_align_bytes, std::uint32_t max_steps, bool allow_shared, bool replay,
@@ -211,9 +212,9 @@ Over all steps every off-diagonal byte of the demand is delivered once per
       .def_property_readonly("solo_gbps", [](const py::object& s) { return transfer_field<double>(s, offsetof(vpcat::PlanTransfer, solo_gbps)); },
                              "float64: the route's solo rate (GB/s).")
       .def_property_readonly("src_nic", [](const py::object& s) { return transfer_field<std::uint16_t>(s, offsetof(vpcat::PlanTransfer, src_nic)); },
-                             "uint16: local NIC index on the sending node; NO_NIC (0xFFFF) for an intra-node route.")
+                             "uint16: local NIC index on the sending node; NO_NIC (0xFFFF), on both sides, for a PCIe peer-to-peer route.")
       .def_property_readonly("dst_nic", [](const py::object& s) { return transfer_field<std::uint16_t>(s, offsetof(vpcat::PlanTransfer, dst_nic)); },
-                             "uint16: local NIC index on the receiving node; NO_NIC for an intra-node route.")
+                             "uint16: local NIC index on the receiving node (the sending node too: a NIC loopback); NO_NIC for a PCIe peer-to-peer route.")
       .def_property_readonly(
           "steps",
           [](const py::object& self) {

@@ -489,9 +489,10 @@ typedef struct vpcat_plan_options {
                                  every step (what a struct zeroed by hand asked for before this field
                                  had a meaning: it was reserved, 0) (docs/planner.md "Replay") */
   uint32_t nic_loopback;      /* 0 (default): intra-node payloads take PCIe peer-to-peer routes only;
-                                 1: where that route has no room, through two NICs of the node and
-                                 their switch instead; only for an executor that can force that route
-                                 (docs/planner.md "NIC loopback") */
+                                 1: also through two NICs of the node and their switch, where that is
+                                 as fast and spares the host bridges, or the PCIe route has no room;
+                                 only for an executor that can force that route (docs/planner.md
+                                 "NIC loopback") */
 } vpcat_plan_options;
 
 /* The defaults, with struct_size set. Start from this and change fields. */
@@ -587,8 +588,8 @@ typedef struct vpcat_transfer {
   uint32_t origin, final;  /* the payload's first source and last destination (== src, dst when not relayed) */
   uint64_t bytes;          /* > 0 */
   double solo_gbps;        /* the route's solo rate: its rate in a channel step (GB/s = 1e3 bytes per microsecond) */
-  uint16_t src_nic;        /* local NIC index in src's node; VPCAT_NO_NIC: intra-node route */
-  uint16_t dst_nic;        /* local NIC index in dst's node; VPCAT_NO_NIC: intra-node route */
+  uint16_t src_nic;        /* local NIC index in src's node; VPCAT_NO_NIC (both): PCIe peer-to-peer route */
+  uint16_t dst_nic;        /* local NIC index in dst's node (src's node too: a NIC loopback); VPCAT_NO_NIC */
   uint32_t reserved;
 } vpcat_transfer;
 

@@ -142,8 +142,9 @@ int main(int argc, char** argv) {
                         "Search every step; by default the balanced part of the demand is replayed from the catalog's "
                         "stored patterns first, where they pay (docs/planner.md \"Replay\")");
   app.add_flag("--nic-loopback", o.plan.nic_loopback,
-               "An intra-node payload whose peer-to-peer route has no room in a step may loop through two NICs "
-               "of its node and their switch instead; only for an executor that can force that route "
+               "An intra-node payload may loop through two NICs of its node and their switch where that is as "
+               "fast and spares the host bridges, or its peer-to-peer route has no room in a step; only for an "
+               "executor that can force that route "
                "(docs/planner.md \"NIC loopback\")");
   app.add_option("--repeat", o.repeat, "Plan this many times and report the fastest (default 1)")
       ->check(CLI::Range(1u, 1000000u));

@@ -200,6 +200,7 @@ class Planner {
     }
     // The shared step's expectation; within kNearBound of a bound no plan
     // can beat, it is kept without searching channel steps.
+    shared_.set_loopback(options.nic_loopback);
     const double shared_us = shared_.expected_us(model_, greedy_.remaining(), options.latency_us);
     if (shared_us <= detail::SharedStep::kMargin * kNearBound * (options.latency_us + endpoint_us))
       return shared_.emit(model_, greedy_.remaining(), options.latency_us, true, out.steps_, out.transfers_,

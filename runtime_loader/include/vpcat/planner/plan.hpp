@@ -69,10 +69,11 @@ struct PlanOptions {
   // searched.
   bool replay = true;
   // false (default): an intra-node payload takes the PCIe peer-to-peer
-  // route only. true: where that route has no room in a step, it may take
-  // a NIC loopback instead (GPU -> NIC i -> fabric switch -> NIC j -> GPU,
-  // i != j on one switch), on NIC lanes the step leaves idle, so that it
-  // does not wait for the host bridges (docs/planner.md "NIC loopback").
+  // route only. true: it may take a NIC loopback instead (GPU -> NIC i ->
+  // fabric switch -> NIC j -> GPU, i != j on one switch) on NIC lanes the
+  // step leaves idle, where the loopback is as fast and spares the host
+  // bridges or socket link the peer-to-peer route loads, or where that
+  // route has no room in the step (docs/planner.md "NIC loopback").
   // Only for an executor that can force a transfer between GPUs of one
   // node onto the NICs: an MPI library or NCCL chooses its own transport
   // for ranks of one host (shared memory, peer-to-peer), and a loopback it

@@ -65,20 +65,26 @@ class SharedStep {
     return true;
   }
 
+  // PlanOptions::nic_loopback: the step may send every intra-node payload
+  // whose peer-to-peer route loads a tracked resource through its GPUs'
+  // nearest NICs instead, when they are two NICs of one switch (as DeepEP's
+  // PCIe mode sends every byte through the NICs). It does so when that is
+  // expected shorter: the NIC lanes may be the busier resource.
+  void set_loopback(bool allowed) noexcept { loopback_ = allowed; }
+
   // Expected time of the shared step over fair sharing for the n x n
   // demand R (diagonal ignored): kMargin x (latency + congestion); 0 for an
   // all-zero demand.
   static constexpr double kMargin = 1.03;
   double expected_us(const ClusterModel& m, const std::uint64_t* R, double latency_us) noexcept {
-    count(m, R);
-    return payloads_ == 0 ? 0.0 : expectation(latency_us);
+    return choose(m, R, latency_us);
   }
 
   // Append the shared step for R. `counted`: expected_us() was the last call
   // and R has not changed since (its per-resource counts still hold).
   PlanStatus emit(const ClusterModel& m, const std::uint64_t* R, double latency_us, bool counted,
                   PodBuffer<PlanStep>& steps, PodBuffer<PlanTransfer>& transfers, double& expected_us) noexcept {
-    if (!counted) count(m, R);
+    if (!counted) choose(m, R, latency_us);
     if (payloads_ == 0) return {};
     if (!transfers.reserve(transfers.size() + payloads_) || !steps.reserve(steps.size() + 1))
       return PlanStatus::at(PlanError::out_of_memory, "plan", "growing the plan to %zu transfers",
@@ -113,7 +119,8 @@ class SharedStep {
   };
 
   // f(payload) for every non-zero off-diagonal entry, with its default
-  // route: the intra-node route, or the nearest NIC on each side.
+  // route: the intra-node route (or, while looping_, a loopback through the
+  // nearest NICs where set_loopback() says), or the nearest NIC on each side.
   template <class F>
   void for_each_payload(const ClusterModel& m, const std::uint64_t* R, F&& f) const noexcept {
     for (std::uint32_t g = 0; g < n_; ++g) {
@@ -126,7 +133,16 @@ class SharedStep {
         const std::uint32_t b = m.node_of_gpu(h);
         Payload p{g, h, a, b, kNoNic, kNoNic, row[h], 0.0};
         if (a == b) {
-          p.solo = m.gg(ta, g - na.first_gpu, h - na.first_gpu).gbps;
+          const RouteEntry& peer = m.gg(ta, g - na.first_gpu, h - na.first_gpu);
+          p.solo = peer.gbps;
+          if (looping_ && peer.shared_count > 0 && m.has_fabric() && ta.usable > 1) {
+            const std::uint16_t i = m.send_prefs(ta, g - na.first_gpu)[0].nic;
+            const std::uint16_t j = m.recv_prefs(ta, h - na.first_gpu)[0].nic;
+            if (i != j && m.switch_of(a, i) == m.switch_of(a, j)) {
+              p.i = i, p.j = j;
+              p.solo = m.inter_gbps(a, g - na.first_gpu, i, a, j, h - na.first_gpu);
+            }
+          }
         } else {
           const NodeModel& nb = m.node(b);
           p.i = m.send_prefs(ta, g - na.first_gpu)[0].nic;
@@ -166,6 +182,23 @@ class SharedStep {
     }
   }
 
+  // Count the routes without loopbacks and, when allowed, with them; keep
+  // (counted, looping_ set) the shorter expectation, and return it.
+  double choose(const ClusterModel& m, const std::uint64_t* R, double latency_us) noexcept {
+    looping_ = false;
+    count(m, R);
+    if (payloads_ == 0) return 0.0;
+    const double direct = expectation(latency_us);
+    if (!loopback_) return direct;
+    looping_ = true;
+    count(m, R);
+    const double looped = expectation(latency_us);
+    if (looped < direct) return looped;
+    looping_ = false;
+    count(m, R);
+    return direct;
+  }
+
   void count(const ClusterModel& m, const std::uint64_t* R) noexcept {
     for (std::size_t k = 0; k < bytes_.size(); ++k) count_[k] = 0, bytes_[k] = 0.0;
     payloads_ = 0;
@@ -201,6 +234,8 @@ class SharedStep {
   PodBuffer<std::uint32_t> count_;
   std::size_t payloads_ = 0;
   std::uint32_t ports_ = 0;
+  bool loopback_ = false;  // loopbacks allowed (set_loopback)
+  bool looping_ = false;   // the routes counted last loop
 };
 
 }  // namespace detail

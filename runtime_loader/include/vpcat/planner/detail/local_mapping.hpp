@@ -162,8 +162,10 @@ class LocalMapping : public NodeMatching {
   // first free send lane i and receive lane j != i, in g's and h's NIC
   // preference order, on one switch, where every shared resource of the
   // two halves keeps room for its solo rate (once per half that crosses
-  // it). False when none fits.
-  bool try_loopback(const ClusterModel& m, std::uint32_t a, std::uint32_t g, std::uint64_t cand) noexcept {
+  // it) and, with `as_fast`, that rate is at least the peer-to-peer
+  // route's. False when none fits.
+  bool try_loopback(const ClusterModel& m, std::uint32_t a, std::uint32_t g, std::uint64_t cand,
+                    bool as_fast) noexcept {
     const NodeModel& na = m.node(a);
     const TypeModel& t = m.type(na.type);
     if (!m.has_fabric() || send_free_[a] == 0 || recv_free_[a] == 0) return false;
@@ -185,12 +187,12 @@ class LocalMapping : public NodeMatching {
           if (j == i || !(recv_free_[a] >> j & 1u) || m.switch_of(a, i) != m.switch_of(a, j)) continue;
           const RouteEntry& down = m.ng(t, j, lh);
           const double rate = min2(up.gbps, down.gbps);
+          if (as_fast && rate < m.gg(t, lg, lh).gbps) continue;
           if (!halves_fit(m, a, up, down, rate)) continue;
           add_load(m, a, up, rate);
           add_load(m, a, down, rate);
-          send_free_[a] &= ~bit(i);
+          send_free_[a] &= ~bit(i);  // the intra fill runs after the node level: no node to close
           recv_free_[a] &= ~bit(j);
-          if (recv_free_[a] == 0) close_node(a);
           gpu_send_free_[a] &= ~bit(lg);
           gpu_recv_free_[a] &= ~bit(lh);
           flows_.push_back(Flow{g, na.first_gpu + lh, a, a, static_cast<std::uint16_t>(i),
@@ -223,8 +225,10 @@ class LocalMapping : public NodeMatching {
 
   // Intra-node flows fill the ports the network left idle, each where every
   // shared resource of its route still has room for its solo rate: the
-  // peer-to-peer route, or (with `loopback`, where no peer-to-peer route of
-  // the sender fits) a NIC loopback on lanes the step leaves idle.
+  // peer-to-peer route, or with `loopback` a NIC loopback on lanes the step
+  // leaves idle, first where it is as fast as the peer-to-peer route and
+  // spares the tracked resources that route loads, else where no
+  // peer-to-peer route of the sender fits.
   void fill_intra(const ClusterModel& m, std::uint32_t a, bool loopback) noexcept {
     const NodeModel& na = m.node(a);
     const TypeModel& t = m.type(na.type);
@@ -236,9 +240,9 @@ class LocalMapping : public NodeMatching {
       const std::uint32_t g = na.first_gpu + lg;
       // With loopback: receivers whose peer-to-peer route loads a tracked
       // resource (a switch uplink, a root complex, the socket link) try a
-      // loopback first, which spares those resources for the pairs that
-      // have no other way.
-      if (loopback && try_loopback(m, a, g, far_receivers(m, a, g))) continue;
+      // loopback at least as fast first, which spares those resources for
+      // the pairs that have no other way.
+      if (loopback && try_loopback(m, a, g, far_receivers(m, a, g), true)) continue;
       std::uint64_t cand = dmask_[std::size_t{g} * nn + a] & gpu_recv_free_[a];
       const std::uint64_t* row = R_.data() + g * n;
       std::uint32_t best = kNone;
@@ -250,7 +254,10 @@ class LocalMapping : public NodeMatching {
         if (time <= best_time) continue;
         if (r.gbps <= headroom(m, a, r)) best = lh, best_time = time;
       }
-      if (best == kNone) continue;
+      if (best == kNone) {
+        if (loopback) try_loopback(m, a, g, dmask_[std::size_t{g} * nn + a] & gpu_recv_free_[a], false);
+        continue;
+      }
       const RouteEntry& r = m.gg(t, lg, best);
       add_load(m, a, r, r.gbps);
       gpu_send_free_[a] &= ~bit(lg);
