@@ -10,7 +10,8 @@
 # simulator/contention.json; the ideal runs of the platforms of at most 64
 # GPUs also compute the LP flow bound) and VarioPath alone with
 # --allow-shared under both models (the price of strict contention-freedom)
-# and with --nic-loopback on the platforms of more than one node, then the
+# and with --nic-loopback (alone and with --allow-shared) on the platforms
+# of more than one node, then the
 # sweeps of the contention parameters that have no published
 # figure (each at its sweep_min, default 0, and its sweep_max; port
 # arbitration off and on; on a few cases), VP_EVAL_JOBS processes at a
@@ -67,7 +68,8 @@ SELECTED=${VP_EVAL_PLATFORMS:-}
 TABLE="$ROOT/simulator/contention.json"
 rm -rf "$OUT"
 mkdir -p "$OUT/catalogs" "$OUT/results/ideal" "$OUT/results/contention" "$OUT/results/ideal-shared" \
-  "$OUT/results/contention-shared" "$OUT/results/ideal-loopback" "$OUT/results/contention-loopback" "$OUT/tables"
+  "$OUT/results/contention-shared" "$OUT/results/ideal-loopback" "$OUT/results/contention-loopback" \
+  "$OUT/results/ideal-loopback-shared" "$OUT/results/contention-loopback-shared" "$OUT/tables"
 echo "== analyze"
 echo "$PLATFORMS" | while IFS='|' read -r name args; do
   [ -n "$name" ] || continue
@@ -85,7 +87,8 @@ echo "== simulate ($JOBS at a time, epsilon $EPSILON)"
 # for VarioPath alone with --allow-shared (its plans may end with a shared
 # step, where transfers contend), or "loopback" for VarioPath alone with
 # --nic-loopback (intra-node payloads may loop through two NICs and the
-# switch) on the platforms of more than one node.
+# switch) on the platforms of more than one node, "loopback-shared" with
+# both flags.
 FLOW_PLATFORMS="pcie-4n-switch aws-g6-4n-switch aws-g5-4n-switch hgx-h20-2n-switch pcie-1n"
 : >"$OUT/jobs.txt"
 for name in $(cat "$OUT/platforms.txt"); do
@@ -99,6 +102,8 @@ for name in $(cat "$OUT/platforms.txt"); do
     if [ "$name" != pcie-1n ]; then
       echo "$name $w ideal-loopback - loopback" >>"$OUT/jobs.txt"
       echo "$name $w contention-loopback $TABLE loopback" >>"$OUT/jobs.txt"
+      echo "$name $w ideal-loopback-shared - loopback-shared" >>"$OUT/jobs.txt"
+      echo "$name $w contention-loopback-shared $TABLE loopback-shared" >>"$OUT/jobs.txt"
     fi
   done
 done
@@ -154,6 +159,7 @@ xargs -P "$JOBS" -L 1 sh -c '
     flow) model="$model --flow-bound" ;;
     shared) schedulers=variopath model="$model --allow-shared" ;;
     loopback) schedulers=variopath model="$model --nic-loopback" ;;
+    loopback-shared) schedulers=variopath model="$model --nic-loopback --allow-shared" ;;
   esac
   t0=$(date +%s%N)
   # shellcheck disable=SC2086
