@@ -228,15 +228,23 @@ def bar_chart(path, title, groups, series, value, y_label, log=False, reference=
 
 # ---- the price of strict contention-freedom ----------------------------------------------------
 
+def open_section(w, title, rows, sources, flag):
+    """Write a section's heading; its rows are those every source has (none: a line that says so)."""
+    kept = [r for r in rows if all(r in src for src in sources)]
+    w(f"## {title}")
+    w("")
+    if not kept:
+        w(f"No `{flag}` results.")
+        w("")
+    return kept
+
+
 def price_section(w, rows, cases, ccases, scases, cscases):
     """VarioPath's default plans (channel steps only) against its plans with --allow-shared, and the
     best baseline, under both models; the planner's targets that depend on them."""
-    srows = [r for r in rows if r in scases and r in ccases and r in cscases]
-    w("## The price of strict contention-freedom")
-    w("")
+    srows = open_section(w, "The price of strict contention-freedom", rows, (scases, ccases, cscases),
+                         "--allow-shared")
     if not srows:
-        w("No `--allow-shared` results.")
-        w("")
         return
 
     def vp(src, r):
@@ -312,12 +320,8 @@ def price_section(w, rows, cases, ccases, scases, cscases):
 def loopback_section(w, rows, cases, ccases, lcases, clcases, lscases, clscases):
     """VarioPath's default plans against its plans with --nic-loopback (alone and with --allow-shared), and
     the best baseline, under both models."""
-    lrows = [r for r in rows if r in lcases and r in ccases and r in clcases and r in lscases and r in clscases]
-    w("## NIC loopback")
-    w("")
+    lrows = open_section(w, "NIC loopback", rows, (lcases, ccases, clcases, lscases, clscases), "--nic-loopback")
     if not lrows:
-        w("No `--nic-loopback` results.")
-        w("")
         return
 
     def t(src, r):
