@@ -302,16 +302,65 @@ TEST_CASE("the checker catches what a wrong plan would do") {
   }
 }
 
+TEST_CASE("the checker catches what a wrong NIC loopback would do") {
+  // A loopback plan (PlanOptions::nic_loopback) on H20, altered the ways a
+  // bug in the intra-node fill could: each must be caught.
+  Platform& p = mut(platform("h20-2n"));
+  const Matrix d = uniform(p.gpus, 1 << 20);
+  vpcat::PlanOptions lb;
+  lb.nic_loopback = true;
+  vpcat::Plan plan;
+  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), lb, plan).ok());
+  const std::vector<StepCopy> good = copy_steps(plan);
+  REQUIRE(check_steps(p, d, good) == "");
+  auto contains = [](const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; };
+  auto is_loop = [&](const vpcat::PlanTransfer& t) {
+    return t.src_nic != vpcat::kNoNic && p.planner.node_of_gpu(t.src) == p.planner.node_of_gpu(t.dst);
+  };
+  // The first step with a loopback, and that loopback.
+  std::size_t s = 0, k = 0;
+  for (bool found = false; s < good.size() && !found; s += found ? 0 : 1)
+    for (k = 0; k < good[s].transfers.size() && !found; k += found ? 0 : 1) found = is_loop(good[s].transfers[k]);
+  REQUIRE(s < good.size());
+  {  // one NIC out and back in: a route neither the planner nor the analyzer has
+    auto bad = good;
+    bad[s].transfers[k].dst_nic = bad[s].transfers[k].src_nic;
+    CHECK(contains(check_steps(p, d, bad), "has no route"));
+  }
+  {  // the loopback's send lane is one another transfer of its node already sends through
+    auto bad = good;
+    const vpcat::PlanTransfer& x = bad[s].transfers[k];
+    std::size_t other = 0;
+    while (other < bad[s].transfers.size() &&
+           (other == k || bad[s].transfers[other].src_nic == vpcat::kNoNic ||
+            bad[s].transfers[other].src_nic == x.dst_nic ||
+            p.planner.node_of_gpu(bad[s].transfers[other].src) != p.planner.node_of_gpu(x.src)))
+      ++other;
+    REQUIRE(other < bad[s].transfers.size());
+    bad[s].transfers[k].src_nic = bad[s].transfers[other].src_nic;
+    bad[s].transfers[k].solo_gbps = analyzer_route(p, bad[s].transfers[k]).solo_gbps;
+    CHECK(contains(check_steps(p, d, bad), "carries"));
+  }
+  {  // the loopback stated at the peer-to-peer route's rate, not its own
+    auto bad = good;
+    bad[s].transfers[k].solo_gbps *= 1.5;
+    CHECK(contains(check_steps(p, d, bad), "solo rate of"));
+  }
+}
+
 // A channel step is contention-free at solo rates, so under max-min fair
 // sharing every transfer runs at its solo rate: simulated on its own, each
 // step lasts exactly its expected time (no planned rate below the solo rate
 // could make the simulator and the plan disagree).
 TEST_CASE("every channel step lasts its expected time in the simulator") {
-  for (const char* name : {"1n", "4n-switch", "mixed-4n", "g6-3n", "5n-leafspine-tight"}) {
+  // h20-2n with NIC loopbacks (they load the NIC lanes and the switch as
+  // inter-node flows do); the others by default.
+  for (const char* name : {"1n", "4n-switch", "mixed-4n", "g6-3n", "5n-leafspine-tight", "h20-2n"}) {
     Platform& p = mut(platform(name));
     for (const Matrix& d : {uniform(p.gpus, 1 << 20), zipf_moe(p.gpus, 1.0, 3), hot_spot(p.gpus, 1 << 18, 1, 10.0)}) {
       vpcat::PlanOptions o;
       o.latency_us = 0.0;
+      o.nic_loopback = std::string(name) == "h20-2n";
       vpcat::Plan plan;
       REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), o, plan).ok());
       for (std::size_t i = 0; i < plan.step_count(); ++i) {

@@ -421,7 +421,7 @@ TEST_CASE("a partial node's patterns and symmetry are derived exactly from its t
 TEST_CASE("plans over random subsets deliver every byte in contention-free channel steps") {
   const std::uint64_t seeds = property_seeds(12);
   for (const char* name : {"1n", "4n-switch", "16n-rail", "32n-leafspine", "mixed-4n", "g6-3n", "3n-rail-tight",
-                           "5n-leafspine-tight", "2n-half-gpudirect"}) {
+                           "5n-leafspine-tight", "2n-half-gpudirect", "h20-2n"}) {
     // The sanitizer phase leaves out the 256-GPU platform (its subsets are
     // the largest; the unit phase runs them).
     if (small_property_run() && std::string(name) == "32n-leafspine") continue;
@@ -441,9 +441,15 @@ TEST_CASE("plans over random subsets deliver every byte in contention-free chann
                {"random", random_dense(n, 1 << 22, 0.2, seed + 2)}}) {
         INFO(std::string(name) << ", seed " << seed << ", kind " << static_cast<int>(kind) << ", " << n << " GPUs on "
                   << s.node_count() << " nodes, " << what);
-        for (bool shared : {false, true}) {
+        // Channel steps, the shared step, and NIC loopbacks (with the shared
+        // step on every other seed): a partial node loops through the NICs
+        // it keeps.
+        for (int variant = 0; variant < 3; ++variant) {
+          const bool shared = variant == 1 || (variant == 2 && seed % 2 == 1);
           vpcat::PlanOptions o;
           o.allow_shared = shared;
+          o.nic_loopback = variant == 2;
+          INFO("variant " << variant);
           vpcat::Plan plan;
           const vpcat::PlanStatus st = sub.plan(vpcat::Demand::dense(d.data(), n), o, plan);
           REQUIRE_MESSAGE(st.ok(), st.message());

@@ -257,7 +257,7 @@ class Planner {
     if (!model_.has_fabric() || t.src_nic >= model_.type_of(a).nics || t.dst_nic >= model_.type_of(b).nics)
       return false;
     // A NIC loopback (PlanOptions::nic_loopback): two NICs of one switch.
-    return a != b || (t.src_nic != t.dst_nic && model_.switch_of(a, t.src_nic) == model_.switch_of(a, t.dst_nic));
+    return a != b || model_.can_loop(a, t.src_nic, t.dst_nic);
   }
 
   Subset subset_;

@@ -241,6 +241,15 @@ class ClusterModel {
       default: return 0;
     }
   }
+  // NICs i and j of `node` can carry a NIC loopback (PlanOptions::
+  // nic_loopback): out through i, through the fabric switch, back in
+  // through j. They must differ (a switch port does not send a frame back
+  // where it came from; a NIC's internal loopback is a route the catalog
+  // does not describe) and hang on one switch. The one rule the intra-node
+  // fill, the shared step and Planner::route_links() apply.
+  bool can_loop(std::uint32_t node, std::uint32_t i, std::uint32_t j) const noexcept {
+    return has_fabric() && i != j && switch_of(node, i) == switch_of(node, j);
+  }
   // Global ids (SPEC.md "Global numbering").
   std::uint64_t nic_uplink(std::uint64_t global_nic) const noexcept { return nodes_link_count_ + 2 * global_nic; }
   std::uint64_t spine_uplink(std::uint32_t k) const noexcept {

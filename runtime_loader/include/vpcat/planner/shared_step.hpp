@@ -15,13 +15,15 @@
 // The planner (planner.hpp) compares it with the channel steps' expected
 // time to keep the shorter plan.
 //
-// Cost: a pass over the non-zero payloads per call of expected_us() or
-// emit(), O(payloads x route length); scratch sized once per catalog.
+// Cost: a pass over the non-zero payloads per call of expected_us() (two
+// with nic_loopback: one per set of routes) or emit(), O(payloads x route
+// length); scratch sized once per catalog.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <utility>
 
 #include "vpcat/planner/buffer.hpp"
 #include "vpcat/planner/cluster_model.hpp"
@@ -42,7 +44,9 @@ class SharedStep {
     nic_base_ = gpu_base_ + 2 * std::size_t{n_};
     spine_base_ = nic_base_ + 2 * static_cast<std::size_t>(m.nic_total());
     const std::size_t total = spine_base_ + 2 * std::size_t{m.switches()};
-    if (!cap_.resize(total) || !count_.resize(total) || !bytes_.resize(total)) return false;
+    if (!cap_.resize(total) || !now_.count.resize(total) || !now_.bytes.resize(total) ||
+        !other_.count.resize(total) || !other_.bytes.resize(total))
+      return false;
     for (std::uint32_t a = 0; a < m.node_count(); ++a) {
       const NodeModel& na = m.node(a);
       const TypeModel& t = m.type(na.type);
@@ -85,14 +89,14 @@ class SharedStep {
   PlanStatus emit(const ClusterModel& m, const std::uint64_t* R, double latency_us, bool counted,
                   PodBuffer<PlanStep>& steps, PodBuffer<PlanTransfer>& transfers, double& expected_us) noexcept {
     if (!counted) choose(m, R, latency_us);
-    if (payloads_ == 0) return {};
-    if (!transfers.reserve(transfers.size() + payloads_) || !steps.reserve(steps.size() + 1))
+    if (now_.payloads == 0) return {};
+    if (!transfers.reserve(transfers.size() + now_.payloads) || !steps.reserve(steps.size() + 1))
       return PlanStatus::at(PlanError::out_of_memory, "plan", "growing the plan to %zu transfers",
-                            transfers.size() + payloads_);
+                            transfers.size() + now_.payloads);
     PlanStep step;
     step.first = transfers.size();
-    step.count = static_cast<std::uint32_t>(payloads_);
-    step.ports = ports_;
+    step.count = static_cast<std::uint32_t>(now_.payloads);
+    step.ports = now_.ports;
     step.shared = 1;
     for_each_payload(m, R, [&](const Payload& p) {
       PlanTransfer x;
@@ -104,7 +108,7 @@ class SharedStep {
       x.dst_nic = p.j;
       transfers.push_back(x);  // reserved above
     });
-    step.expected_us = expectation(latency_us);
+    step.expected_us = expectation(now_, latency_us);
     expected_us += step.expected_us;
     steps.push_back(step);
     return {};
@@ -135,10 +139,10 @@ class SharedStep {
         if (a == b) {
           const RouteEntry& peer = m.gg(ta, g - na.first_gpu, h - na.first_gpu);
           p.solo = peer.gbps;
-          if (looping_ && peer.shared_count > 0 && m.has_fabric() && ta.usable > 1) {
+          if (looping_ && peer.shared_count > 0 && ta.usable > 1) {
             const std::uint16_t i = m.send_prefs(ta, g - na.first_gpu)[0].nic;
             const std::uint16_t j = m.recv_prefs(ta, h - na.first_gpu)[0].nic;
-            if (i != j && m.switch_of(a, i) == m.switch_of(a, j)) {
+            if (m.can_loop(a, i, j)) {
               p.i = i, p.j = j;
               p.solo = m.inter_gbps(a, g - na.first_gpu, i, a, j, h - na.first_gpu);
             }
@@ -183,45 +187,56 @@ class SharedStep {
   }
 
   // Count the routes without loopbacks and, when allowed, with them; keep
-  // (counted, looping_ set) the shorter expectation, and return it.
+  // (counted, looping_ set) the shorter expectation, and return it. Each
+  // variant is counted once: the loser's counts are set aside, not redone.
   double choose(const ClusterModel& m, const std::uint64_t* R, double latency_us) noexcept {
     looping_ = false;
-    count(m, R);
-    if (payloads_ == 0) return 0.0;
-    const double direct = expectation(latency_us);
+    count(m, R, now_);
+    if (now_.payloads == 0) return 0.0;
+    const double direct = expectation(now_, latency_us);
     if (!loopback_) return direct;
+    std::swap(now_, other_);
     looping_ = true;
-    count(m, R);
-    const double looped = expectation(latency_us);
+    count(m, R, now_);
+    const double looped = expectation(now_, latency_us);
     if (looped < direct) return looped;
+    std::swap(now_, other_);
     looping_ = false;
-    count(m, R);
     return direct;
   }
 
-  void count(const ClusterModel& m, const std::uint64_t* R) noexcept {
-    for (std::size_t k = 0; k < bytes_.size(); ++k) count_[k] = 0, bytes_[k] = 0.0;
-    payloads_ = 0;
-    longest_solo_us_ = 0.0;
+  // Per resource of one set of routes: the payloads and bytes through it.
+  struct Counts {
+    PodBuffer<std::uint32_t> count;
+    PodBuffer<double> bytes;
+    std::size_t payloads = 0;
+    std::uint32_t ports = 0;         // most payloads at one GPU and direction
+    double longest_solo_us = 0.0;    // the longest payload at its solo rate
+  };
+
+  void count(const ClusterModel& m, const std::uint64_t* R, Counts& c) const noexcept {
+    for (std::size_t k = 0; k < c.bytes.size(); ++k) c.count[k] = 0, c.bytes[k] = 0.0;
+    c.payloads = 0;
+    c.longest_solo_us = 0.0;
     for_each_payload(m, R, [&](const Payload& p) {
-      ++payloads_;
+      ++c.payloads;
       const double solo_us = static_cast<double>(p.bytes) / (p.solo * 1e3);
-      if (solo_us > longest_solo_us_) longest_solo_us_ = solo_us;
+      if (solo_us > c.longest_solo_us) c.longest_solo_us = solo_us;
       for_each_resource(m, p, [&](std::size_t r) {
-        ++count_[r];
-        bytes_[r] += static_cast<double>(p.bytes);
+        ++c.count[r];
+        c.bytes[r] += static_cast<double>(p.bytes);
       });
     });
-    ports_ = 0;
+    c.ports = 0;
     for (std::size_t k = gpu_base_; k < nic_base_; ++k)
-      if (count_[k] > ports_) ports_ = count_[k];
+      if (c.count[k] > c.ports) c.ports = c.count[k];
   }
 
   // kMargin x (latency + congestion) from the counts of count().
-  double expectation(double latency_us) const noexcept {
-    double busiest = longest_solo_us_;
+  double expectation(const Counts& c, double latency_us) const noexcept {
+    double busiest = c.longest_solo_us;
     for (std::size_t k = 0; k < cap_.size(); ++k) {
-      const double t = bytes_[k] / (cap_[k] * 1e3);
+      const double t = c.bytes[k] / (cap_[k] * 1e3);
       if (t > busiest) busiest = t;
     }
     return kMargin * (latency_us + busiest);
@@ -229,11 +244,8 @@ class SharedStep {
 
   std::uint32_t n_ = 0, shared_ = 0;
   std::size_t gpu_base_ = 0, nic_base_ = 0, spine_base_ = 0;
-  PodBuffer<double> cap_, bytes_;  // per resource: capacity, bytes
-  double longest_solo_us_ = 0.0;
-  PodBuffer<std::uint32_t> count_;
-  std::size_t payloads_ = 0;
-  std::uint32_t ports_ = 0;
+  PodBuffer<double> cap_;  // per resource: capacity
+  Counts now_, other_;     // the routes chosen (looping_ says which); the other variant's
   bool loopback_ = false;  // loopbacks allowed (set_loopback)
   bool looping_ = false;   // the routes counted last loop
 };

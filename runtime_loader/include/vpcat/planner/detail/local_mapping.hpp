@@ -184,7 +184,7 @@ class LocalMapping : public NodeMatching {
         const RouteEntry& up = m.gn(t, lg, i);
         for (std::uint32_t y = 0; y < t.usable; ++y) {
           const std::uint32_t j = rp[y].nic;
-          if (j == i || !(recv_free_[a] >> j & 1u) || m.switch_of(a, i) != m.switch_of(a, j)) continue;
+          if (!(recv_free_[a] >> j & 1u) || !m.can_loop(a, i, j)) continue;
           const RouteEntry& down = m.ng(t, j, lh);
           const double rate = min2(up.gbps, down.gbps);
           if (as_fast && rate < m.gg(t, lg, lh).gbps) continue;
