@@ -154,7 +154,7 @@ class Replay {
 
   // Size the per-call scratch for `m`; false when memory is short.
   bool prepare(const ClusterModel& m) noexcept {
-    return flows_.reserve(m.gpu_count()) && times_.resize(m.gpu_count());
+    return flows_.reserve(m.gpu_count()) && times_.resize(m.gpu_count()) && net_us_.resize(m.gpu_count());
   }
 
   // Append the replayed steps of the demand left in `rem` (balanced(): the
@@ -405,12 +405,13 @@ class Replay {
           if (R[g * n + h] == 0) continue;
           const double gbps = min2(e.gbps, spine);
           flows_.push_back(Flow{g, h, a, b, e.i, e.j, gbps});
-          times_[timed] = static_cast<double>(R[g * n + h]) / (gbps * 1e3);
+          net_us_[timed] = times_[timed] = static_cast<double>(R[g * n + h]) / (gbps * 1e3);
           if (times_[timed] > longest) longest = times_[timed];
           ++timed;
         }
       }
     }
+    net_count_ = timed;
     double tau = step_length(timed, longest, floor_us);
     // Peer roles: per node, the option with the longest remaining pair (the
     // pairs whose routes are slowest, through the forwarders that carry the
@@ -477,7 +478,9 @@ class Replay {
     // Skipped when its ports would idle for more than 1 - kMinBusy of it.
     double busy = 0.0;
     for (std::size_t x = 0; x < c; ++x) {
-      const double t = static_cast<double>(R[flows_[x].g * n + flows_[x].h]) / (flows_[x].gbps * 1e3);
+      // The network flows' times as collect() found them (the same bytes).
+      const double t = x < net_count_ ? net_us_[x]
+                                       : static_cast<double>(R[flows_[x].g * n + flows_[x].h]) / (flows_[x].gbps * 1e3);
       busy += t < tau ? t : tau;
     }
     if (busy < kMinBusy * tau * static_cast<double>(c)) return {};
@@ -492,6 +495,8 @@ class Replay {
   NodeMatchings matchings_;
   PodBuffer<Flow> flows_;
   PodBuffer<double> times_;
+  PodBuffer<double> net_us_;    // the step's network flows' remaining times, in flows_ order
+  std::size_t net_count_ = 0;   // flows_[0, net_count_) are network flows
   std::size_t candidates_ = 0;
 };
 

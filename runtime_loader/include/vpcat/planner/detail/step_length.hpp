@@ -114,6 +114,8 @@ class StepLength {
     PlanStep step;
     step.first = transfers.size();
     step.count = static_cast<std::uint32_t>(count);
+    transfers.resize(step.first + count);  // reserved above: cannot fail
+    PlanTransfer* out = transfers.data() + step.first;
     double longest = 0.0;
     for (std::size_t k = 0; k < count; ++k) {
       const Flow& f = flows[k];
@@ -121,14 +123,14 @@ class StepLength {
       rem.take(m, f, c);
       const double t = static_cast<double>(c) / (f.gbps * 1e3);
       if (t > longest) longest = t;
-      PlanTransfer x;
+      PlanTransfer& x = out[k];
       x.src = x.origin = f.g;
       x.dst = x.final = f.h;
       x.bytes = c;
       x.solo_gbps = f.gbps;
       x.src_nic = f.i;
       x.dst_nic = f.j;
-      transfers.push_back(x);
+      x.reserved = 0;
     }
     step.expected_us = o.latency_us + longest;
     expected_us += step.expected_us;
