@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "planner_support.hpp"
 #include "vp/catalog/reader.hpp"
@@ -45,14 +46,18 @@ Demand moe(std::size_t n, double zipf) {
 }  // namespace
 
 TEST_CASE("a plan becomes a schedule with the planner's steps, transfers and routes") {
-  for (const char* name : {"1n", "4n-switch", "16n-rail", "g6-3n", "2n-half-gpudirect"}) {
+  // H20 with NIC loopbacks: a transfer within one node through two NICs
+  // becomes the analyzer's network route too.
+  for (const char* name : {"1n", "4n-switch", "16n-rail", "g6-3n", "2n-half-gpudirect", "h20-2n"}) {
     CAPTURE(name);
     Setup s(name);
     const std::size_t n = s.t.gpus.size();
+    vpcat::PlanOptions po;
+    po.nic_loopback = std::string(name) == "h20-2n";
     for (const Demand& d : {uniform_demand(n, 1 << 20), moe(n, 1.2), hot_spot_demand(n, 65536, n - 1)}) {
       const std::vector<std::uint64_t> bytes = planner_demand(d);
       vpcat::Plan plan;
-      REQUIRE(s.planner.plan(vpcat::Demand::dense(bytes.data(), n), {}, plan).ok());
+      REQUIRE(s.planner.plan(vpcat::Demand::dense(bytes.data(), n), po, plan).ok());
       const Schedule sched = plan_schedule(s.t, s.planner, plan);
       REQUIRE(sched.steps.size() == plan.step_count());
       for (std::size_t i = 0; i < plan.step_count(); ++i) {
@@ -119,7 +124,9 @@ TEST_CASE("variopath_schedule counts the bytes of the shared step, and none with
 // within 10 % on the suite's platforms and workloads.
 TEST_CASE("a plan's expected time agrees with the ideal simulation within 10 %, channels only and shared allowed") {
   double worst = 0.0;  // largest |expected / simulated - 1| with a shared step
-  for (const char* name : {"1n", "4n-switch", "16n-rail", "g6-3n", "5n-leafspine-tight"}) {
+  // H20 with NIC loopbacks (its shared step then loops its intra-node
+  // payloads through the NICs).
+  for (const char* name : {"1n", "4n-switch", "16n-rail", "g6-3n", "5n-leafspine-tight", "h20-2n"}) {
     Setup s(name);
     const std::size_t n = s.t.gpus.size();
     for (const Demand& d : {uniform_demand(n, 1 << 20), moe(n, 0.8), moe(n, 1.2), hot_spot_demand(n, 1 << 20, 0)}) {
@@ -129,6 +136,7 @@ TEST_CASE("a plan's expected time agrees with the ideal simulation within 10 %, 
         VarioPathOptions o;
         o.timed_calls = 1;
         o.plan.allow_shared = shared;
+        o.plan.nic_loopback = std::string(name) == "h20-2n";
         const VarioPathRun run = variopath_schedule(s.t, s.planner, d, o);
         const double simulated = simulate(s.t, run.schedule).time_us;
         CAPTURE(run.shared_bytes);

@@ -204,22 +204,23 @@ class LocalMapping : public NodeMatching {
     return false;
   }
   // Both halves of a loopback in node a at `rate`: every shared resource of
-  // either keeps room for the rate once per half that crosses it.
+  // either keeps room for the rate once per half that crosses it (a
+  // resource both halves cross, twice).
   bool halves_fit(const ClusterModel& m, std::uint32_t a, const RouteEntry& up, const RouteEntry& down,
                   double rate) const noexcept {
     const double* load = loads_.data() + m.node(a).load_first;
     const double* cap = m.caps(m.type_of(a));
     const std::uint32_t *u = m.shared_ids(up), *d = m.shared_ids(down);
-    for (int half = 0; half < 2; ++half) {
-      const std::uint32_t* ids = half == 0 ? u : d;
-      const std::uint32_t count = half == 0 ? up.shared_count : down.shared_count;
-      for (std::uint32_t k = 0; k < count; ++k) {
-        double need = rate;
-        if (half == 0)
-          for (std::uint32_t q = 0; q < down.shared_count; ++q) need += d[q] == ids[k] ? rate : 0.0;
-        if (cap[ids[k]] * (1.0 + 1e-12) - load[ids[k]] < need) return false;
-      }
-    }
+    auto crosses = [](const std::uint32_t* ids, std::uint32_t count, std::uint32_t id) {
+      for (std::uint32_t k = 0; k < count; ++k)
+        if (ids[k] == id) return true;
+      return false;
+    };
+    auto room = [&](std::uint32_t id, double need) { return cap[id] * (1.0 + 1e-12) - load[id] >= need; };
+    for (std::uint32_t k = 0; k < up.shared_count; ++k)
+      if (!room(u[k], crosses(d, down.shared_count, u[k]) ? 2 * rate : rate)) return false;
+    for (std::uint32_t k = 0; k < down.shared_count; ++k)
+      if (!crosses(u, up.shared_count, d[k]) && !room(d[k], rate)) return false;
     return true;
   }
 
