@@ -44,6 +44,15 @@ void expect_correct(Platform& p, const Matrix& d, const vpcat::PlanOptions& o, c
   }
 }
 
+// Transfers between two GPUs of one node that go through NICs.
+std::size_t loopbacks(const Platform& p, const vpcat::Plan& plan) {
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < plan.transfer_count(); ++i) {
+    const vpcat::PlanTransfer& t = plan.transfers()[i];
+    k += t.src_nic != vpcat::kNoNic && p.planner.node_of_gpu(t.src) == p.planner.node_of_gpu(t.dst);
+  }
+  return k;
+}
 
 }  // namespace
 
@@ -341,7 +350,7 @@ TEST_CASE("the checker catches what a wrong NIC loopback would do") {
     bad[s].transfers[k].solo_gbps = analyzer_route(p, bad[s].transfers[k]).solo_gbps;
     CHECK(contains(check_steps(p, d, bad), "carries"));
   }
-  {  // the loopback stated at the peer-to-peer route's rate, not its own
+  {  // the loopback stated at 1.5x its route's solo rate
     auto bad = good;
     bad[s].transfers[k].solo_gbps *= 1.5;
     CHECK(contains(check_steps(p, d, bad), "solo rate of"));
@@ -363,6 +372,7 @@ TEST_CASE("every channel step lasts its expected time in the simulator") {
       o.nic_loopback = std::string(name) == "h20-2n";
       vpcat::Plan plan;
       REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), o, plan).ok());
+      if (o.nic_loopback) CHECK(loopbacks(p, plan) > 0);  // the loopbacks are what H20 is here for
       for (std::size_t i = 0; i < plan.step_count(); ++i) {
         vp::sim::Schedule one;
         one.steps.resize(1);
@@ -427,20 +437,6 @@ TEST_CASE("at the step limit, channel steps end in the shared step instead of fa
     CHECK(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), o, plan).code() == vpcat::PlanError::step_limit);
   }
 }
-
-namespace {
-
-// Transfers between two GPUs of one node that go through NICs.
-std::size_t loopbacks(const Platform& p, const vpcat::Plan& plan) {
-  std::size_t k = 0;
-  for (std::size_t i = 0; i < plan.transfer_count(); ++i) {
-    const vpcat::PlanTransfer& t = plan.transfers()[i];
-    k += t.src_nic != vpcat::kNoNic && p.planner.node_of_gpu(t.src) == p.planner.node_of_gpu(t.dst);
-  }
-  return k;
-}
-
-}  // namespace
 
 TEST_CASE("NIC loopback: plans stay channels, the default never loops, and on H20 it pays") {
   // H20: one CX7 per GPU; the host bridges' forwarding holds peer-to-peer

@@ -204,23 +204,27 @@ class LocalMapping : public NodeMatching {
     return false;
   }
   // Both halves of a loopback in node a at `rate`: every shared resource of
-  // either keeps room for the rate once per half that crosses it (a
-  // resource both halves cross, twice).
+  // either keeps room for the rate once per time the two halves list it
+  // (add_load charges each listing; a route from an untrusted catalog may
+  // list a resource more than once).
   bool halves_fit(const ClusterModel& m, std::uint32_t a, const RouteEntry& up, const RouteEntry& down,
                   double rate) const noexcept {
     const double* load = loads_.data() + m.node(a).load_first;
     const double* cap = m.caps(m.type_of(a));
     const std::uint32_t *u = m.shared_ids(up), *d = m.shared_ids(down);
-    auto crosses = [](const std::uint32_t* ids, std::uint32_t count, std::uint32_t id) {
-      for (std::uint32_t k = 0; k < count; ++k)
-        if (ids[k] == id) return true;
-      return false;
+    auto listed = [](const std::uint32_t* ids, std::uint32_t count, std::uint32_t id) {
+      std::uint32_t n = 0;
+      for (std::uint32_t k = 0; k < count; ++k) n += ids[k] == id;
+      return n;
     };
-    auto room = [&](std::uint32_t id, double need) { return cap[id] * (1.0 + 1e-12) - load[id] >= need; };
+    auto fits = [&](std::uint32_t id) {
+      const double need = rate * (listed(u, up.shared_count, id) + listed(d, down.shared_count, id));
+      return cap[id] * (1.0 + 1e-12) - load[id] >= need;
+    };
     for (std::uint32_t k = 0; k < up.shared_count; ++k)
-      if (!room(u[k], crosses(d, down.shared_count, u[k]) ? 2 * rate : rate)) return false;
+      if (!fits(u[k])) return false;
     for (std::uint32_t k = 0; k < down.shared_count; ++k)
-      if (!crosses(u, up.shared_count, d[k]) && !room(d[k], rate)) return false;
+      if (!fits(d[k])) return false;
     return true;
   }
 
