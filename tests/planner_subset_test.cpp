@@ -418,20 +418,6 @@ TEST_CASE("a partial node's patterns and symmetry are derived exactly from its t
   }
 }
 
-namespace {
-
-// Transfers within one node through two NICs (NIC loopbacks).
-std::size_t loopbacks(const vpcat::Planner& planner, const vpcat::Plan& plan) {
-  std::size_t k = 0;
-  for (std::size_t i = 0; i < plan.transfer_count(); ++i) {
-    const vpcat::PlanTransfer& t = plan.transfers()[i];
-    k += t.src_nic != vpcat::kNoNic && planner.node_of_gpu(t.src) == planner.node_of_gpu(t.dst);
-  }
-  return k;
-}
-
-}  // namespace
-
 TEST_CASE("plans over random subsets deliver every byte in contention-free channel steps") {
   const std::uint64_t seeds = property_seeds(12);
   for (const char* name : {"1n", "4n-switch", "16n-rail", "32n-leafspine", "mixed-4n", "g6-3n", "3n-rail-tight",

@@ -234,6 +234,16 @@ Route analyzer_route(const Platform& p, const vpcat::PlanTransfer& t) {
   return network_route(topo, s, nic_component(topo, t.src, t.src_nic), nic_component(topo, t.dst, t.dst_nic), d);
 }
 
+bool is_loopback(const vpcat::Planner& planner, const vpcat::PlanTransfer& t) {
+  return t.src_nic != vpcat::kNoNic && planner.node_of_gpu(t.src) == planner.node_of_gpu(t.dst);
+}
+
+std::size_t loopbacks(const vpcat::Planner& planner, const vpcat::Plan& plan) {
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < plan.transfer_count(); ++i) k += is_loopback(planner, plan.transfers()[i]);
+  return k;
+}
+
 // ---- the checker -------------------------------------------------------------------------
 
 std::vector<StepCopy> copy_steps(const vpcat::Plan& plan) {

@@ -81,6 +81,10 @@ Route to_route(const Platform& p, const vpcat::PlanTransfer& t);
 Route solo_route(const Topology& topo, const std::vector<LinkId>& links);
 // The analyzer's own route for the same endpoints and NICs.
 Route analyzer_route(const Platform& p, const vpcat::PlanTransfer& t);
+// A NIC loopback (PlanOptions::nic_loopback): a transfer between two GPUs of
+// one node through NICs; and how many a plan holds.
+bool is_loopback(const vpcat::Planner& planner, const vpcat::PlanTransfer& t);
+std::size_t loopbacks(const vpcat::Planner& planner, const vpcat::Plan& plan);
 
 struct CheckOptions {
   bool allow_shared = false;   // the plan was made with PlanOptions::allow_shared (a last shared step is fine)

@@ -58,14 +58,7 @@ TEST_CASE("a plan becomes a schedule with the planner's steps, transfers and rou
       const std::vector<std::uint64_t> bytes = planner_demand(d);
       vpcat::Plan plan;
       REQUIRE(s.planner.plan(vpcat::Demand::dense(bytes.data(), n), po, plan).ok());
-      if (po.nic_loopback) {  // the loopbacks are what H20 is here for
-        std::size_t loops = 0;
-        for (std::size_t k = 0; k < plan.transfer_count(); ++k) {
-          const vpcat::PlanTransfer& x = plan.transfers()[k];
-          loops += x.src_nic != vpcat::kNoNic && s.planner.node_of_gpu(x.src) == s.planner.node_of_gpu(x.dst);
-        }
-        CHECK(loops > 0);
-      }
+      if (po.nic_loopback) CHECK(plantest::loopbacks(s.planner, plan) > 0);  // what H20 is here for
       const Schedule sched = plan_schedule(s.t, s.planner, plan);
       REQUIRE(sched.steps.size() == plan.step_count());
       for (std::size_t i = 0; i < plan.step_count(); ++i) {
