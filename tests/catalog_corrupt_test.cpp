@@ -88,6 +88,7 @@ TEST_CASE("corrupt: what readers rely on beyond the structure is refused with it
       {"orbit-size-not-dividing", vpcat::Error::bad_orbit_size},
       {"bad-patterns-represented", vpcat::Error::bad_orbit_size},
       {"bad-host-list", vpcat::Error::bad_host_list},
+      {"route-revisits", vpcat::Error::bad_route},
   };
   for (const auto& [name, code] : cases) {
     CAPTURE(name);

@@ -176,6 +176,49 @@ std::uint8_t* first_forwarder(std::vector<Part>& parts) {
   return record(part(parts, SectionType::route_hops), hop_first + links, 0);
 }
 
+// Route 1 (gpu0 -> gpu2 of "quad") with a detour at its start: out to the
+// GPU's parent, back to the GPU and out again, the forwarders listed as the
+// walk transits them. Contiguous, with the right forwarders and solo rate,
+// but not a path: it crosses its first link twice.
+void add_detour(std::vector<Part>& parts) {
+  Part& routes = part(parts, SectionType::routes);
+  Part& hops = part(parts, SectionType::route_hops);
+  Part& links = part(parts, SectionType::links);
+  Part& comps = part(parts, SectionType::components);
+  const std::uint32_t first = b::load_u32(record(routes, 1, vpcat::route::hop_first));
+  const std::uint32_t l0 = b::load_u32(record(hops, first, 0));
+  const std::uint32_t back = b::load_u32(record(links, l0, vpcat::link::reverse));
+  const std::uint32_t gpu = b::load_u32(record(links, l0, vpcat::link::src));
+  const std::uint32_t parent = b::load_u32(record(links, l0, vpcat::link::dst));
+  if (b::load_u32(record(routes, 1, vpcat::route::link_count)) < 2 ||
+      b::load_f64(record(comps, gpu, vpcat::component::forward_gbps)) > 0.0)
+    throw std::logic_error("route 1 changed");
+  // links: l0, back, l0, then the rest: the walk transits parent, gpu, parent.
+  const bool forwards = b::load_f64(record(comps, parent, vpcat::component::forward_gbps)) > 0.0;
+  const std::size_t at = vpcat::section::size + 4 * (std::size_t{first} + 1);
+  std::vector<std::uint8_t> inserted(8);
+  b::store_u32(&inserted[0], back);
+  b::store_u32(&inserted[4], l0);
+  hops.body.insert(hops.body.begin() + static_cast<std::ptrdiff_t>(at), inserted.begin(), inserted.end());
+  std::uint32_t added = 2;
+  if (forwards) {  // the parent is transited once more: list it once more
+    const std::uint32_t nl = b::load_u32(record(routes, 1, vpcat::route::link_count)) + 2;
+    std::vector<std::uint8_t> f(4);
+    b::store_u32(&f[0], parent);
+    hops.body.insert(hops.body.begin() + static_cast<std::ptrdiff_t>(vpcat::section::size + 4 * (first + nl)),
+                     f.begin(), f.end());
+    b::store_u32(record(routes, 1, vpcat::route::forwarder_count),
+                 b::load_u32(record(routes, 1, vpcat::route::forwarder_count)) + 1);
+    added = 3;
+  }
+  b::store_u32(record(routes, 1, vpcat::route::link_count),
+               b::load_u32(record(routes, 1, vpcat::route::link_count)) + 2);
+  b::store_u32(&hops.body[vpcat::section::count], b::load_u32(&hops.body[vpcat::section::count]) + added);
+  const std::uint32_t n = b::load_u32(&routes.body[vpcat::section::count]);
+  for (std::uint32_t r = 2; r < n; ++r)
+    b::store_u32(record(routes, r, vpcat::route::hop_first), b::load_u32(record(routes, r, vpcat::route::hop_first)) + added);
+}
+
 // What the readers rely on beyond the structure (issue 17 finding 7).
 void consistency_cases(Cases& c) {
   c.rebuild("zero-forward-capacity", "the host bridge, a listed forwarder, with forward_gbps 0", [](auto& parts) {
@@ -203,6 +246,8 @@ void consistency_cases(Cases& c) {
     b::store_u32(record(part(parts, SectionType::node_groups), 0, vpcat::node_group::names),
                  b::load_u32(record(part(parts, SectionType::node_types), 0, vpcat::node_type::name)));
   });
+  c.rebuild("route-revisits", "a route that goes out to the GPU's parent, back and out again (not a path)",
+            add_detour);
   c.rebuild("bad-patterns-represented", "a pattern orbit of 8 (not 4): its sizes no longer sum to 7", [](auto& parts) {
     b::store_u64(record(part(parts, SectionType::patterns), 1, vpcat::pattern::orbit_size), 8);
   });

@@ -363,6 +363,9 @@ class NodeTypeVerifier {
       return Status::in_section(Error::bad_count, types_.type, types_.at(t_.index, node_type::route_count),
                                 "node type %lu: %lu routes, expected %llu for %llu endpoints", ul(t_.index),
                                 ul(t_.route_count), ull(e * (e == 0 ? 0 : e - 1)), ull(e));
+    // Unmarked: generators() of the type before leaves its marks; route_hops()
+    // clears its own.
+    for (std::uint32_t c = 0; c < t_.component_count; ++c) seen_[c] = 0;
     for (std::uint32_t r = 0; r < t_.route_count; ++r) {
       const std::uint64_t i = std::uint64_t{t_.route_first} + r;
       const std::uint32_t a = static_cast<std::uint32_t>(r / (e - 1)), b0 = static_cast<std::uint32_t>(r % (e - 1));
@@ -400,24 +403,45 @@ class NodeTypeVerifier {
       return Status::in_section(Error::bad_route, routes_.type, routes_.at(i, route::link_count),
                                 "route %llu has no link", ull(i));
     std::uint32_t at = from;
-    for (std::uint32_t k = 0; k < nl; ++k) {
+    Status walk;
+    seen_[from] = 1;
+    std::uint32_t k = 0;  // links walked
+    for (; k < nl; ++k) {
       const std::uint32_t l = hops_.u32(first + k);
-      if (l >= t_.link_count)
-        return Status::in_section(Error::bad_id, hops_.type, hops_.at(first + k),
+      if (l >= t_.link_count) {
+        walk = Status::in_section(Error::bad_id, hops_.type, hops_.at(first + k),
                                   "route %llu: link %lu, the node type has %lu links", ull(i), ul(l), ul(t_.link_count));
-      if (links_.u32(t_.link_first + l, link::src) != at)
-        return Status::in_section(Error::bad_route, hops_.type, hops_.at(first + k),
+        break;
+      }
+      if (links_.u32(t_.link_first + l, link::src) != at) {
+        walk = Status::in_section(Error::bad_route, hops_.type, hops_.at(first + k),
                                   "route %llu: link %lu starts at component %lu, the route stands at %lu", ull(i),
                                   ul(l), ul(links_.u32(t_.link_first + l, link::src)), ul(at));
+        break;
+      }
       at = links_.u32(t_.link_first + l, link::dst);
+      // A path visits no component twice, so it crosses no link and no
+      // forwarder twice: readers charge a route's load once per listing.
+      if (seen_[at] != 0) {
+        walk = Status::in_section(Error::bad_route, hops_.type, hops_.at(first + k),
+                                  "route %llu: link %lu comes back to component %lu, which the route has visited: "
+                                  "a route is a path",
+                                  ull(i), ul(l), ul(at));
+        break;
+      }
+      seen_[at] = 1;
     }
+    // Clear the marks of the components walked: the next route starts clean.
+    seen_[from] = 0;
+    for (std::uint32_t j = 0; j < k; ++j) seen_[links_.u32(t_.link_first + hops_.u32(first + j), link::dst)] = 0;
+    if (!walk.ok()) return walk;
     if (at != to)
       return Status::in_section(Error::bad_route, hops_.type, hops_.at(first + nl - 1),
                                 "route %llu ends at component %lu, not at %lu", ull(i), ul(at), ul(to));
-    for (std::uint32_t k = nl; k < nl + nf; ++k) {
-      const std::uint32_t f = hops_.u32(first + k);
+    for (std::uint32_t h = nl; h < nl + nf; ++h) {
+      const std::uint32_t f = hops_.u32(first + h);
       if (f >= t_.component_count)
-        return Status::in_section(Error::bad_id, hops_.type, hops_.at(first + k),
+        return Status::in_section(Error::bad_id, hops_.type, hops_.at(first + h),
                                   "route %llu: forwarder %lu, the node type has %lu components", ull(i), ul(f),
                                   ul(t_.component_count));
     }
@@ -622,7 +646,7 @@ class NodeTypeVerifier {
   const VerifyContext& c_;
   Records types_, comps_, links_, routes_, hops_, perms_, patterns_, roles_;
   NodeTypeRanges t_;
-  std::vector<std::uint8_t> seen_;  // scratch for generators()
+  std::vector<std::uint8_t> seen_;  // scratch for routes() and generators()
   std::uint64_t component_cursor_ = 0, link_cursor_ = 0, route_cursor_ = 0, hop_cursor_ = 0;
   std::uint64_t permutation_cursor_ = 0, pattern_cursor_ = 0, role_cursor_ = 0;
 };

@@ -204,9 +204,9 @@ class LocalMapping : public NodeMatching {
     return false;
   }
   // Both halves of a loopback in node a at `rate`: every shared resource of
-  // either keeps room for the rate once per time the two halves list it
-  // (add_load charges each listing; a route from an untrusted catalog may
-  // list a resource more than once).
+  // either keeps room for the rate once per half that lists it (add_load
+  // charges each listing; a verified route lists a resource at most once,
+  // SPEC §6.5, but the two halves may both cross it).
   bool halves_fit(const ClusterModel& m, std::uint32_t a, const RouteEntry& up, const RouteEntry& down,
                   double rate) const noexcept {
     const double* load = loads_.data() + m.node(a).load_first;

@@ -110,7 +110,9 @@ class StepResources : public RemainingDemand {
     for (; lanes != 0; lanes &= lanes - 1) out |= by_nic[lowest(lanes)];
     return out;
   }
-  // Room left on a route's shared resources: the largest rate it still takes.
+  // Room left on a route's shared resources: the largest rate it still takes
+  // (a verified route lists each resource once, SPEC §6.5, so that is also
+  // what add_load charges).
   double headroom(const ClusterModel& m, std::uint32_t node, const RouteEntry& r) const noexcept {
     if (r.shared_count == 0) return std::numeric_limits<double>::infinity();
     const double* load = loads_.data() + m.node(node).load_first;
