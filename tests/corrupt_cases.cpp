@@ -190,8 +190,12 @@ void add_detour(std::vector<Part>& parts) {
   const std::uint32_t back = b::load_u32(record(links, l0, vpcat::link::reverse));
   const std::uint32_t gpu = b::load_u32(record(links, l0, vpcat::link::src));
   const std::uint32_t parent = b::load_u32(record(links, l0, vpcat::link::dst));
+  // The detour must break no other rule: the GPU forwards nothing (no new
+  // forwarder at it) and the way back is no slower than the route.
   if (b::load_u32(record(routes, 1, vpcat::route::link_count)) < 2 ||
-      b::load_f64(record(comps, gpu, vpcat::component::forward_gbps)) > 0.0)
+      b::load_f64(record(comps, gpu, vpcat::component::forward_gbps)) > 0.0 ||
+      b::load_f64(record(links, back, vpcat::link::capacity_gbps)) <
+          b::load_f64(record(routes, 1, vpcat::route::solo_gbps)))
     throw std::logic_error("route 1 changed");
   // links: l0, back, l0, then the rest: the walk transits parent, gpu, parent.
   const bool forwards = b::load_f64(record(comps, parent, vpcat::component::forward_gbps)) > 0.0;

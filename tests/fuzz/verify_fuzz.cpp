@@ -64,6 +64,7 @@ std::uint64_t walk_node_type(const vpcat::NodeTypeView& t) {
       if (a == z) continue;
       const vpcat::RouteView r = t.route(a, z);
       expect(r.from() == a && r.to() == z && r.link_count() >= 1);
+      expect(r.link_count() < t.component_count());  // a path visits no component twice
       expect(t.link(r.link(0)).src() == a && t.link(r.link(r.link_count() - 1)).dst() == z);
       for (std::uint32_t k = 0; k < r.forwarder_count(); ++k) expect(r.forwarder(k) < t.component_count());
       expect(r.solo_gbps() > 0);

@@ -424,8 +424,8 @@ class NodeTypeVerifier {
       // forwarder twice: readers charge a route's load once per listing.
       if (seen_[at] != 0) {
         walk = Status::in_section(Error::bad_route, hops_.type, hops_.at(first + k),
-                                  "route %llu: link %lu comes back to component %lu, which the route has visited: "
-                                  "a route is a path",
+                                  "route %llu: link %lu comes back to component %lu, which the route has visited; "
+                                  "a route visits no component twice",
                                   ull(i), ul(l), ul(at));
         break;
       }
