@@ -177,9 +177,9 @@ std::uint8_t* first_forwarder(std::vector<Part>& parts) {
 }
 
 // Route 1 (gpu0 -> gpu2 of "quad") with a detour at its start: out to the
-// GPU's parent, back to the GPU and out again, the forwarders listed as the
-// walk transits them. Contiguous, with the right forwarders and solo rate,
-// but not a path: it crosses its first link twice.
+// GPU's parent (a PCIe switch, no forwarder), back to the GPU and out again.
+// Contiguous, with the right forwarders and solo rate, but not a path: it
+// crosses its first link twice.
 void add_detour(std::vector<Part>& parts) {
   Part& routes = part(parts, SectionType::routes);
   Part& hops = part(parts, SectionType::route_hops);
@@ -190,31 +190,22 @@ void add_detour(std::vector<Part>& parts) {
   const std::uint32_t back = b::load_u32(record(links, l0, vpcat::link::reverse));
   const std::uint32_t gpu = b::load_u32(record(links, l0, vpcat::link::src));
   const std::uint32_t parent = b::load_u32(record(links, l0, vpcat::link::dst));
-  // The detour must break no other rule: the GPU forwards nothing (no new
-  // forwarder at it) and the way back is no slower than the route.
+  // The detour must break no other rule: neither the GPU nor its parent
+  // forwards (the forwarder list stays as it is) and the way back is no
+  // slower than the route.
   if (b::load_u32(record(routes, 1, vpcat::route::link_count)) < 2 ||
       b::load_f64(record(comps, gpu, vpcat::component::forward_gbps)) > 0.0 ||
+      b::load_f64(record(comps, parent, vpcat::component::forward_gbps)) > 0.0 ||
       b::load_f64(record(links, back, vpcat::link::capacity_gbps)) <
           b::load_f64(record(routes, 1, vpcat::route::solo_gbps)))
     throw std::logic_error("route 1 changed");
-  // links: l0, back, l0, then the rest: the walk transits parent, gpu, parent.
-  const bool forwards = b::load_f64(record(comps, parent, vpcat::component::forward_gbps)) > 0.0;
+  // links: l0, back, l0, then the rest.
   const std::size_t at = vpcat::section::size + 4 * (std::size_t{first} + 1);
   std::vector<std::uint8_t> inserted(8);
   b::store_u32(&inserted[0], back);
   b::store_u32(&inserted[4], l0);
   hops.body.insert(hops.body.begin() + static_cast<std::ptrdiff_t>(at), inserted.begin(), inserted.end());
-  std::uint32_t added = 2;
-  if (forwards) {  // the parent is transited once more: list it once more
-    const std::uint32_t nl = b::load_u32(record(routes, 1, vpcat::route::link_count)) + 2;
-    std::vector<std::uint8_t> f(4);
-    b::store_u32(&f[0], parent);
-    hops.body.insert(hops.body.begin() + static_cast<std::ptrdiff_t>(vpcat::section::size + 4 * (first + nl)),
-                     f.begin(), f.end());
-    b::store_u32(record(routes, 1, vpcat::route::forwarder_count),
-                 b::load_u32(record(routes, 1, vpcat::route::forwarder_count)) + 1);
-    added = 3;
-  }
+  const std::uint32_t added = 2;
   b::store_u32(record(routes, 1, vpcat::route::link_count),
                b::load_u32(record(routes, 1, vpcat::route::link_count)) + 2);
   b::store_u32(&hops.body[vpcat::section::count], b::load_u32(&hops.body[vpcat::section::count]) + added);

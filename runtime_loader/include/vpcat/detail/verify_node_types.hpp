@@ -363,7 +363,7 @@ class NodeTypeVerifier {
       return Status::in_section(Error::bad_count, types_.type, types_.at(t_.index, node_type::route_count),
                                 "node type %lu: %lu routes, expected %llu for %llu endpoints", ul(t_.index),
                                 ul(t_.route_count), ull(e * (e == 0 ? 0 : e - 1)), ull(e));
-    // Unmarked: generators() of the type before leaves its marks; route_hops()
+    // Unmarked: generators() of the type before leaves its marks; simple_path()
     // clears its own.
     for (std::uint32_t c = 0; c < t_.component_count; ++c) seen_[c] = 0;
     for (std::uint32_t r = 0; r < t_.route_count; ++r) {
@@ -403,45 +403,25 @@ class NodeTypeVerifier {
       return Status::in_section(Error::bad_route, routes_.type, routes_.at(i, route::link_count),
                                 "route %llu has no link", ull(i));
     std::uint32_t at = from;
-    Status walk;
-    seen_[from] = 1;
-    std::uint32_t k = 0;  // links walked
-    for (; k < nl; ++k) {
+    for (std::uint32_t k = 0; k < nl; ++k) {
       const std::uint32_t l = hops_.u32(first + k);
-      if (l >= t_.link_count) {
-        walk = Status::in_section(Error::bad_id, hops_.type, hops_.at(first + k),
+      if (l >= t_.link_count)
+        return Status::in_section(Error::bad_id, hops_.type, hops_.at(first + k),
                                   "route %llu: link %lu, the node type has %lu links", ull(i), ul(l), ul(t_.link_count));
-        break;
-      }
-      if (links_.u32(t_.link_first + l, link::src) != at) {
-        walk = Status::in_section(Error::bad_route, hops_.type, hops_.at(first + k),
+      if (links_.u32(t_.link_first + l, link::src) != at)
+        return Status::in_section(Error::bad_route, hops_.type, hops_.at(first + k),
                                   "route %llu: link %lu starts at component %lu, the route stands at %lu", ull(i),
                                   ul(l), ul(links_.u32(t_.link_first + l, link::src)), ul(at));
-        break;
-      }
       at = links_.u32(t_.link_first + l, link::dst);
-      // A path visits no component twice, so it crosses no link and no
-      // forwarder twice: readers charge a route's load once per listing.
-      if (seen_[at] != 0) {
-        walk = Status::in_section(Error::bad_route, hops_.type, hops_.at(first + k),
-                                  "route %llu: link %lu comes back to component %lu, which the route has visited; "
-                                  "a route visits no component twice",
-                                  ull(i), ul(l), ul(at));
-        break;
-      }
-      seen_[at] = 1;
     }
-    // Clear the marks of the components walked: the next route starts clean.
-    seen_[from] = 0;
-    for (std::uint32_t j = 0; j < k; ++j) seen_[links_.u32(t_.link_first + hops_.u32(first + j), link::dst)] = 0;
-    if (!walk.ok()) return walk;
     if (at != to)
       return Status::in_section(Error::bad_route, hops_.type, hops_.at(first + nl - 1),
                                 "route %llu ends at component %lu, not at %lu", ull(i), ul(at), ul(to));
-    for (std::uint32_t h = nl; h < nl + nf; ++h) {
-      const std::uint32_t f = hops_.u32(first + h);
+    if (Status s = simple_path(i, first, nl, from); !s.ok()) return s;
+    for (std::uint32_t k = nl; k < nl + nf; ++k) {
+      const std::uint32_t f = hops_.u32(first + k);
       if (f >= t_.component_count)
-        return Status::in_section(Error::bad_id, hops_.type, hops_.at(first + h),
+        return Status::in_section(Error::bad_id, hops_.type, hops_.at(first + k),
                                   "route %llu: forwarder %lu, the node type has %lu components", ull(i), ul(f),
                                   ul(t_.component_count));
     }
@@ -449,6 +429,29 @@ class NodeTypeVerifier {
     if (Status s = solo_rate(i, first, nl, nf, from, to); !s.ok()) return s;
     hop_cursor_ += std::uint64_t{nl} + nf;
     return {};
+  }
+
+  // A path visits no component twice, `from` included, so it crosses no link
+  // and no forwarder twice: readers charge a route's load once per listing.
+  // The links chain from `from` (checked before). Leaves the scratch clear.
+  Status simple_path(std::uint64_t i, std::uint32_t first, std::uint32_t nl, std::uint32_t from) noexcept {
+    auto dst = [&](std::uint32_t k) { return links_.u32(t_.link_first + hops_.u32(first + k), link::dst); };
+    Status s;
+    seen_[from] = 1;
+    std::uint32_t k = 0;  // links whose end is marked
+    for (; k < nl; ++k) {
+      if (seen_[dst(k)] != 0) {
+        s = Status::in_section(Error::bad_route, hops_.type, hops_.at(first + k),
+                               "route %llu: link %lu comes back to component %lu, which the route has visited; "
+                               "a route visits no component twice",
+                               ull(i), ul(hops_.u32(first + k)), ul(dst(k)));
+        break;
+      }
+      seen_[dst(k)] = 1;
+    }
+    seen_[from] = 0;
+    for (std::uint32_t j = 0; j < k; ++j) seen_[dst(j)] = 0;
+    return s;
   }
 
   double forward_gbps(std::uint32_t local) const noexcept {
