@@ -112,9 +112,11 @@ TEST_CASE("Azure NDv4 (no <net>): GPUDirect RDMA assumed with a warning, overrid
   RunResult r = analyze("topology --input " + shell_quote(kNdv4));
   REQUIRE(r.exit_code == 0);
   const std::string warning =
-      "warning: GPUDirect RDMA of 8 RDMA NICs (InfiniBand class or Mellanox ids, no known model) not stated by the "
-      "input: assumed capable (nic.assume_gpudirect=1; --set nic.assume_gpudirect=0 if not)\n";
-  CHECK(r.out.find(warning) != std::string::npos);
+      "vp-analyze: warning: GPUDirect RDMA of 8 RDMA NICs (InfiniBand class or Mellanox ids, no known model) not "
+      "stated by the input: assumed capable (nic.assume_gpudirect=1; --set nic.assume_gpudirect=0 if not)\n";
+  // Warnings go to standard error, in the one form every tool uses; the report stays on standard output.
+  CHECK(r.err.find(warning) != std::string::npos);
+  CHECK(r.out.find("warning:") == std::string::npos);
   CHECK(r.out.find("  nic.assume_gpudirect                      1\n") != std::string::npos);
 
   TempDir dir;

@@ -210,13 +210,13 @@ TEST_CASE("zero and negative bandwidths") {
   TempDir dir;
   std::string zero = dir.write("zero.json", with(kMiniTopology, R"("capacity_gbps": 48)", R"("capacity_gbps": 0)"));
   check_bad_input(topology_of(zero),
-                  "vp-analyze: error: " + zero + ":12:68: links[0].capacity_gbps: must be a positive number, got 0\n"
+                  "vp-analyze: error: " + zero + ":12:68: links[0].capacity_gbps: must be a capacity from 0.001 to 1e+06 GB/s, got 0\n"
                   "    {\"id\": 0, \"src\": 1, \"dst\": 0, \"kind\": \"pcie\", \"capacity_gbps\": 0},\n"
                   "                                                                   ^\n");
   std::string negative =
       dir.write("negative.json", with(kMiniTopology, R"("capacity_gbps": 48)", R"("capacity_gbps": -24.5)"));
   check_bad_input(topology_of(negative), "vp-analyze: error: " + negative +
-                                             ":12:68: links[0].capacity_gbps: must be a positive number, got -24.5\n"
+                                             ":12:68: links[0].capacity_gbps: must be a capacity from 0.001 to 1e+06 GB/s, got -24.5\n"
                                              "    {\"id\": 0, \"src\": 1, \"dst\": 0, \"kind\": \"pcie\", \"capacity_gbps\": -24.5},\n"
                                              "                                                                   ^\n");
   std::string width = dir.write("width.xml", with(kMiniNccl, R"(link_width="16">

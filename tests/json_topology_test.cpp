@@ -370,10 +370,10 @@ TEST_CASE("json: structural errors name the place and the line") {
 TEST_CASE("json: model errors name the place and the line") {
   CHECK(error_of(edit(R"("src": 3, "dst": 2, "kind": "pcie", "pcie_gen": 4, "pcie_width": 16)",
                       R"("src": 3, "dst": 2, "kind": "pcie", "capacity_gbps": -3)")) ==
-        "doc.json:14: links[2].capacity_gbps: must be a positive number, got -3");
+        "doc.json:14: links[2].capacity_gbps: must be a capacity from 0.001 to 1e+06 GB/s, got -3");
   CHECK(error_of(edit(R"("src": 3, "dst": 2, "kind": "pcie", "pcie_gen": 4, "pcie_width": 16)",
                       R"("src": 3, "dst": 2, "kind": "pcie", "capacity_gbps": 0)")) ==
-        "doc.json:14: links[2].capacity_gbps: must be a positive number, got 0");
+        "doc.json:14: links[2].capacity_gbps: must be a capacity from 0.001 to 1e+06 GB/s, got 0");
   CHECK(error_of(edit(R"("id": 4, "kind": "gpu", "parent": 2)", R"("id": 4, "kind": "gpu", "parent": 99)")) ==
         "doc.json:9: components[4].parent: refers to component 99, which does not exist");
   CHECK(error_of(edit(R"("0000:04:00.0")", R"("0000:03:00.0")")) ==

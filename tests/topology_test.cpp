@@ -58,7 +58,7 @@ TEST_CASE("finalize names the first structural problem") {
   SUBCASE("a non-positive capacity") {
     t.links[3].capacity.gbps = 0;
     CHECK_THROWS_WITH(finalize(t, "x.json"),
-                      doctest::Contains("capacity must be a positive (normal) number of GB/s, got 0"));
+                      doctest::Contains("capacity must be from 0.001 to 1e+06 GB/s, got 0"));
   }
   SUBCASE("duplicate bus ids") {
     t.components[t.gpus[0]].pci_bus_id = "0000:17:00.0";

@@ -7,7 +7,9 @@
 
 namespace vp {
 
-std::string printable(const std::string& s) {
+namespace {
+
+std::string escaped(const std::string& s, bool keep_lines) {
   static const char* const kHex = "0123456789abcdef";
   const auto* p = reinterpret_cast<const std::uint8_t*>(s.data());
   std::string out;
@@ -16,13 +18,18 @@ std::string printable(const std::string& s) {
     const std::size_t bad = i + vpcat::detail::utf8_invalid_at(p + i, s.size() - i);
     for (; i < bad; ++i) {  // valid UTF-8: only its ASCII controls need escaping
       const std::uint8_t c = p[i];
-      if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) escape(c);
+      if ((c < 0x20 && !(keep_lines && (c == '\n' || c == '\t'))) || c == 0x7f) escape(c);
       else out += static_cast<char>(c);
     }
     if (i < s.size()) escape(p[i++]);
   }
   return out;
 }
+
+}  // namespace
+
+std::string printable(const std::string& s) { return escaped(s, true); }
+std::string printable_line(const std::string& s) { return escaped(s, false); }
 
 namespace {
 std::string message(const std::string& file, int line, int column, const std::string& reason,
@@ -34,7 +41,7 @@ std::string message(const std::string& file, int line, int column, const std::st
 }  // namespace
 
 std::string source_place(const std::string& file, int line, int column) {
-  std::string where = file.empty() ? std::string("<input>") : printable(file);
+  std::string where = file.empty() ? std::string("<input>") : printable_line(file);
   if (line > 0) {
     where += ":" + std::to_string(line);
     if (column > 0) where += ":" + std::to_string(column);

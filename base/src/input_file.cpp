@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "vp/base/errors.hpp"
+#include "vp/base/inputs_read.hpp"
 
 namespace vp {
 
@@ -80,6 +81,7 @@ std::string read_input_file(const std::string& path) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) refuse(path, std::strerror(errno));
   if (S_ISDIR(st.st_mode)) refuse(path, std::strerror(EISDIR));
+  note_input_read(fd, path);
   const bool regular = S_ISREG(st.st_mode);
   if (regular && static_cast<std::uint64_t>(st.st_size) > limits.max_bytes)
     too_large(path, bytes_text(static_cast<std::uint64_t>(st.st_size)), limits.max_bytes);

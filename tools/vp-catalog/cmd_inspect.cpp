@@ -8,6 +8,9 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "vp/base/errors.hpp"
+#include "vp/base/input_file.hpp"
+#include "vp/cli/catalog_file.hpp"
 #include "vp/catalog/errors.hpp"
 #include "vp/catalog/reader.hpp"
 #include "vp/catalog/summary.hpp"
@@ -52,7 +55,7 @@ std::vector<std::string> warning_lines(const vpcat::CatalogView& v) {
 
 void print_text(const InspectOptions& o, const vpcat::CatalogView& v, const catalog::Summary& s) {
   const vpcat::Layout& l = v.layout();
-  fmt::print("{}: {} bytes, format {}.{} (readers of {}.{} or later), written by version {}.{}.{}\n", o.file,
+  fmt::print("{}: {} bytes, format {}.{} (readers of {}.{} or later), written by version {}.{}.{}\n", printable_line(input_name(o.file)),
              l.file_size, l.format_major, l.format_minor, l.format_major, l.min_reader_minor, l.writer_major,
              l.writer_minor, l.writer_patch);
   fmt::print("\n{:>4}  {:<14} {:>10} {:>10} {:>8} {:>7}  {}\n", "type", "section", "offset", "size", "records", "stride",
@@ -75,10 +78,10 @@ void print_text(const InspectOptions& o, const vpcat::CatalogView& v, const cata
 }
 
 int run(const InspectOptions& o) {
-  const std::vector<std::uint8_t> bytes = catalog::read_file_bytes(o.file);
+  const std::vector<std::uint8_t> bytes = cli::read_catalog_bytes(o.file);
   vpcat::CatalogView v;
   if (vpcat::Status st = vpcat::CatalogView::open(bytes.data(), bytes.size(), &v); !st.ok())
-    throw catalog::status_error(st, o.file);
+    throw catalog::status_error(st, input_name(o.file));
   const catalog::Summary s = catalog::summarize(catalog::to_catalog(v), bytes.size());
   if (!o.json) {
     print_text(o, v, s);
@@ -86,7 +89,7 @@ int run(const InspectOptions& o) {
   }
   catalog::Json j = catalog::to_json(s);
   const vpcat::Layout& l = v.layout();
-  j["file"] = o.file;
+  j["file"] = printable(input_name(o.file));
   j["format_version"] = fmt::format("{}.{}", l.format_major, l.format_minor);
   j["min_reader_version"] = fmt::format("{}.{}", l.format_major, l.min_reader_minor);
   j["writer_version"] = fmt::format("{}.{}.{}", l.writer_major, l.writer_minor, l.writer_patch);

@@ -112,13 +112,13 @@ int run(const ResizeOptions& o) {
     outputs.push_back({o.json_out, reinterpret_cast<const std::uint8_t*>(mirror.data()), mirror.size()});
   vp::cli::write_outputs(outputs);
   const std::uint64_t gpus = catalog::summarize(cat, bytes.size()).gpus;
-  fmt::print(summary_to,
+  vp::cli::write_report(summary_to, fmt::format(
              "{}: {} nodes, {} GPUs, fabric {} ({} switch{}{}), {} node type{} reused, none analysed; composed in "
              "{:.2f} ms\n",
              o.out == "-" ? "standard output" : o.out, request.nodes.size(), gpus,
              to_string(static_cast<FabricKind>(cat.fabric.kind)), cat.fabric.switches,
              cat.fabric.switches == 1 ? "" : "es", cat.fabric.spine ? " under a spine" : "", cat.node_types.size(),
-             cat.node_types.size() == 1 ? "" : "s", elapsed_ms);
+             cat.node_types.size() == 1 ? "" : "s", elapsed_ms));
   return 0;
 }
 

@@ -4,10 +4,11 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "vp/base/errors.hpp"
+#include "vp/base/input_file.hpp"
 #include "vp/cli/catalog_file.hpp"
 #include "vp/catalog/errors.hpp"
 #include "vp/catalog/writer.hpp"
-#include "vp/base/errors.hpp"
 
 namespace vp::catalog_cli {
 
@@ -26,7 +27,7 @@ int run(const ValidateOptions& o) {
     try {
       catalog::write_catalog(l.catalog);
     } catch (const catalog::CatalogError& e) {
-      throw catalog::CatalogError(e.kind(), o.file + ": " + e.what(), e.code());
+      throw catalog::CatalogError(e.kind(), printable_line(input_name(o.file)) + ": " + e.what(), e.code());
     }
   }
   if (!o.against.empty()) return validate_against(o.file, l.catalog, o.against, o.cluster);
@@ -36,7 +37,7 @@ int run(const ValidateOptions& o) {
     for (const catalog::Component& c : l.catalog.node_types.at(g.node_type).components)
       gpus += std::uint64_t{g.count} * (c.kind == catalog::Kind::gpu);
   }
-  fmt::print("{}: valid catalog ({} node types, {} nodes, {} GPUs)\n", o.file, l.catalog.node_types.size(), nodes, gpus);
+  fmt::print("{}: valid catalog ({} node types, {} nodes, {} GPUs)\n", printable_line(input_name(o.file)), l.catalog.node_types.size(), nodes, gpus);
   return 0;
 }
 

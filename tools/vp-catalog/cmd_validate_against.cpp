@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "vp/base/messages.hpp"
 #include "vp/catalog/diff.hpp"
 #include "vp/catalog/errors.hpp"
 #include "vp/analysis/rebuild.hpp"
@@ -38,18 +39,16 @@ int validate_against(const std::string& file, const catalog::Catalog& c, const s
   const bool singular =
       report.area_count() == 1 && report.counts[static_cast<std::size_t>(catalog::DiffArea::topology)];
   const char* verb = singular ? "differs" : "differ";
-  fmt::print(stderr,
-             "vp-catalog: error: {}: does not match the analysis of {} (options {}): {} {} ({} difference{}; A: {}, "
-             "B: the analysis)\n",
-             file, source, c.provenance.options, report.areas_text(), verb, report.total(),
-             report.total() == 1 ? "" : "s", file);
-  for (const std::string& line : report.lines) fmt::print(stderr, "  {}\n", line);
+  std::string message = fmt::format(
+      "{}: does not match the analysis of {} (options {}): {} {} ({} difference{}; A: {}, B: the analysis)", file,
+      source, c.provenance.options, report.areas_text(), verb, report.total(), report.total() == 1 ? "" : "s", file);
+  for (const std::string& line : report.lines) message += "\n  " + line;
   std::uint64_t nodes = 0;
   for (const catalog::NodeGroup& g : c.node_groups) nodes += g.count;
   if (cluster.empty() && nodes > 1 && c.provenance.options.find("nodes=") == std::string::npos)
-    fmt::print(stderr,
-               "  (the catalog has {} nodes and records no --nodes shortcut: give its cluster with --cluster)\n",
-               nodes);
+    message += fmt::format("\n  (the catalog has {} nodes and records no --nodes shortcut: give its cluster with --cluster)",
+                           nodes);
+  vp::error("vp-catalog", message);
   return static_cast<int>(ExitCode::invalid);
 }
 

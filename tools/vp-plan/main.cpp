@@ -92,10 +92,10 @@ int run(const Options& o) {
   } else {
     std::size_t shared = 0;
     for (std::size_t i = 0; i < plan.step_count(); ++i) shared += plan.step(i).shared != 0;
-    fmt::print(o.svg == "-" ? stderr : stdout,
+    vp::cli::write_report(o.svg == "-" ? stderr : stdout, fmt::format(
                "{} GPUs{}, {} steps ({} shared), {} transfers, {} bytes; expected {:.1f} us; planned in {:.1f} us\n",
                plan.gpus(), subset ? fmt::format(" (catalog GPUs {})", vp::cli::subset_gpu_list(job)) : "",
-               plan.step_count(), shared, plan.transfer_count(), plan.total_bytes(), plan.expected_us(), best_us);
+               plan.step_count(), shared, plan.transfer_count(), plan.total_bytes(), plan.expected_us(), best_us));
   }
   return 0;
 }

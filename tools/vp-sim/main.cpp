@@ -25,6 +25,7 @@
 #include "compare.hpp"
 #include "contention_file.hpp"
 #include "report.hpp"
+#include "vp/base/messages.hpp"
 #include "vp/base/errors.hpp"
 #include "vp/catalog/reader.hpp"
 #include "vp/cli/catalog_file.hpp"
@@ -187,14 +188,14 @@ int run(Options o) {
   for (const auto& [name, why] : calls.front().skipped) {
     if (name == o.svg_scheduler)
       throw vp::UsageError(fmt::format("--svg-scheduler {}: skipped on this subset ({})", name, why));
-    fmt::print(stderr, "vp-sim: {} skipped on this subset: {}\n", name, why);
+    vp::note("vp-sim", fmt::format("{} skipped on this subset: {}", name, why));
   }
   if (!o.svg.empty()) {
     const vp::sim_cli::CaseResult& first = calls.front();
     const std::string svg = vp::render::timeline_svg(
         job ? job->topology : topology, first.kept_schedule, first.kept_sim, first.bound,
-        fmt::format("vp-sim: {} on {}, {}{}", o.svg_scheduler, o.catalog,
-                    o.demand.empty() ? "workload " + info.workload : o.demand,
+        fmt::format("vp-sim: {} on {}, {}{}", o.svg_scheduler, vp::printable(o.catalog),
+                    o.demand.empty() ? "workload " + info.workload : vp::printable(o.demand),
                     calls.size() > 1 || info.has_first_call
                         ? fmt::format(" (call {}{})", info.first_call,
                                       info.has_first_call ? std::string() : fmt::format(" of {}", calls.size()))
@@ -203,7 +204,7 @@ int run(Options o) {
   }
   const std::string text =
       o.json ? vp::sim_cli::report_json(info, calls) : vp::sim_cli::report_text(info, calls);
-  std::fwrite(text.data(), 1, text.size(), o.svg == "-" ? stderr : stdout);
+  vp::cli::write_report(o.svg == "-" ? stderr : stdout, text);
   return 0;
 }
 

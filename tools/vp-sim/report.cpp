@@ -6,6 +6,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "vp/base/errors.hpp"
+
 namespace vp::sim_cli {
 
 namespace {
@@ -135,8 +137,8 @@ double flow_bound_sum(const std::vector<CaseResult>& calls) {
 ordered_json header(const RunInfo& info, std::size_t calls) {
   ordered_json j;
   j["tool"] = "vp-sim";
-  j["catalog"] = info.catalog;
-  if (!info.demand_file.empty()) j["demand"] = info.demand_file;
+  j["catalog"] = vp::printable(info.catalog);
+  if (!info.demand_file.empty()) j["demand"] = vp::printable(info.demand_file);
   else j["workload"] = info.workload;
   j["gpus"] = info.gpus;
   j["nodes"] = info.nodes;
@@ -154,7 +156,7 @@ ordered_json header(const RunInfo& info, std::size_t calls) {
       return k;
     };
     ordered_json c;
-    c["file"] = info.contention_file;
+    c["file"] = vp::printable(info.contention_file);
     c["forwarder"] = curve(m.forwarder);
     if (!m.forwarder_families.empty()) {
       ordered_json families = ordered_json::array();

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "vp/base/messages.hpp"
+
 namespace vp {
 
 namespace {
@@ -114,14 +116,12 @@ bool ProgressReporter::showing(Clock::time_point t) const {
 }
 
 void ProgressReporter::emit_line(const std::string& text) {
-  if (bar_visible_) std::fputs("\r\x1b[K", to_), bar_visible_ = false;
-  std::fputs((prefix_ + text + "\n").c_str(), to_);
-  std::fflush(to_);
+  write_message(to_, (bar_visible_ ? "\r\x1b[K" : "") + prefix_ + text + "\n");
+  bar_visible_ = false;
 }
 
 void ProgressReporter::draw_bar(const std::string& text) {
-  std::fputs(("\r\x1b[K" + prefix_ + text).c_str(), to_);
-  std::fflush(to_);
+  write_message(to_, "\r\x1b[K" + prefix_ + text);
   bar_visible_ = true;
 }
 
@@ -166,8 +166,7 @@ void ProgressReporter::note(std::string_view line) {
 
 void ProgressReporter::finish() {
   if (bar_visible_) {
-    std::fputs("\r\x1b[K", to_);
-    std::fflush(to_);
+    write_message(to_, "\r\x1b[K");
     bar_visible_ = false;
   }
 }

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -17,15 +21,18 @@ namespace vp {
 
 namespace {
 
+// A decimal number as strtod reads it, the whole text. A result too small
+// for a normal double is still a number (the table's range check refuses it
+// with the range); one too large is out of range.
 double parse_number(const std::string& text, const std::string& what) {
-  std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size()) throw UsageError(fmt::format("{}: '{}' is not a number", what, text));
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  errno = 0;
+  const double value = std::strtod(begin, &end);
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0])) || end != begin + text.size())
+    throw UsageError(fmt::format("{}: '{}' is not a number", what, text));
+  if (errno == ERANGE && std::fabs(value) > 1)
+    throw UsageError(fmt::format("{}: '{}' is out of range", what, text));
   return value;
 }
 

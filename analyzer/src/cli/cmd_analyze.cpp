@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "vp/base/messages.hpp"
 #include "vp/analysis/build_catalog.hpp"
 #include "vp/catalog/json_mirror.hpp"
 #include "vp/catalog/summary.hpp"
@@ -29,24 +30,26 @@ struct AnalyzeOptions {
   double max_analysis_seconds = 600;
 };
 
-void print_text_summary(std::FILE* to, const catalog::Summary& s, const catalog::Catalog& c, const std::string& out,
+std::string text_summary(const catalog::Summary& s, const catalog::Catalog& c, const std::string& out,
                         double elapsed_ms) {
-  fmt::print(to, "wrote {} ({} bytes) in {:.1f} ms\n", out == "-" ? "standard output" : out, s.catalog_bytes,
+  std::string text;
+  text += fmt::format("wrote {} ({} bytes) in {:.1f} ms\n", out == "-" ? "standard output" : out, s.catalog_bytes,
              elapsed_ms);
-  fmt::print(to, "  GPUs {}, nodes {}, node types {}\n", s.gpus, s.nodes, s.node_types.size());
+  text += fmt::format("  GPUs {}, nodes {}, node types {}\n", s.gpus, s.nodes, s.node_types.size());
   for (std::size_t i = 0; i < s.node_types.size(); ++i) {
     const catalog::NodeTypeSummary& t = s.node_types[i];
-    fmt::print(to, "  node type {}: {} GPUs, |Aut| = {}, {} GPU orbits, {} local pattern orbits representing {} "
+    text += fmt::format("  node type {}: {} GPUs, |Aut| = {}, {} GPU orbits, {} local pattern orbits representing {} "
                "patterns{}\n",
                t.name, t.gpus, catalog::readable_decimal(t.automorphism_group_order), t.gpu_orbits, t.local_pattern_orbits,
                catalog::readable_decimal(t.local_patterns),
                c.node_types[i].patterns_complete ? "" : " (INCOMPLETE: search budget reached)");
   }
-  fmt::print(to, "  fabric group: {} (order {})\n", c.fabric.group_description,
+  text += fmt::format("  fabric group: {} (order {})\n", c.fabric.group_description,
              catalog::readable_decimal(c.fabric.group_order));
-  fmt::print(to, "  cluster automorphism group order {}\n", catalog::readable_decimal(s.cluster_automorphism_group_order));
-  fmt::print(to, "  channel orbits stored {}, channels represented {}\n", s.channel_orbits,
+  text += fmt::format("  cluster automorphism group order {}\n", catalog::readable_decimal(s.cluster_automorphism_group_order));
+  text += fmt::format("  channel orbits stored {}, channels represented {}\n", s.channel_orbits,
              catalog::readable_decimal(s.channels_represented));
+  return text;
 }
 
 }  // namespace
@@ -72,10 +75,10 @@ Runner setup_analyze_command(CLI::App& app) {
     opts->request.search.deadline = deadline_after(opts->max_analysis_seconds);
     std::unique_ptr<ProgressReporter> progress = make_progress_reporter(opts->progress);
     LoadedInput in = load_input(opts->request);
-    for (const std::string& note : in.notes) fmt::print(stderr, "vp-analyze: {}\n", note);
+    for (const std::string& line : in.notes) vp::note("vp-analyze", line);
     // What the import assumed, as `vp-analyze topology` shows it; the
     // catalog's provenance keeps the same lines (vp-catalog inspect).
-    for (const std::string& w : in.topology.warnings) fmt::print(stderr, "vp-analyze: warning: {}\n", w);
+    for (const std::string& w : in.topology.warnings) vp::warn("vp-analyze", w);
     check_nodes_reach_network(in);
     catalog::Catalog cat = build_catalog(in, opts->request.search, canonical_options(opts->request), progress->fn());
     progress->finish();
@@ -91,9 +94,9 @@ Runner setup_analyze_command(CLI::App& app) {
     if (opts->summary == "json") {
       catalog::Json j = catalog::to_json(s);
       j["elapsed_ms"] = elapsed_ms;
-      fmt::print(summary_to, "{}\n", j.dump(2));
+      write_report(summary_to, j.dump(2) + "\n");
     } else {
-      print_text_summary(summary_to, s, cat, opts->out, elapsed_ms);
+      write_report(summary_to, text_summary(s, cat, opts->out, elapsed_ms));
     }
     return 0;
   };

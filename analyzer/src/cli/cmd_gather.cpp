@@ -16,6 +16,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "vp/base/messages.hpp"
 #include "vp/analysis/build_catalog.hpp"
 #include "vp/base/input_file.hpp"
 #include "vp/catalog/atomic_file.hpp"
@@ -78,13 +79,13 @@ Probe probe_this_node() {
 int analyse(const GatherOptions& o, const std::vector<Probe>& probes, ProgressReporter& progress) {
   for (std::size_t r = 0; r < probes.size(); ++r) {
     if (!probes[r].error.empty()) {
-      fmt::print(stderr, "vp-analyze: error: rank {} (host {}): {}\n", r, probes[r].host, probes[r].error);
+      vp::error("vp-analyze", fmt::format("rank {} (host {}): {}", r, printable(probes[r].host), printable(probes[r].error)));
       return static_cast<int>(ExitCode::bad_input);
     }
     for (std::size_t q = 0; q < r; ++q) {
       if (probes[q].host == probes[r].host) {
-        fmt::print(stderr, "vp-analyze: error: ranks {} and {} both probed host {} (one rank per node: mpirun -N 1, "
-                           "srun --ntasks-per-node=1)\n", q, r, probes[r].host);
+        vp::error("vp-analyze", fmt::format("ranks {} and {} both probed host {} (one rank per node: mpirun -N 1, "
+                                            "srun --ntasks-per-node=1)", q, r, printable(probes[r].host)));
         return static_cast<int>(ExitCode::usage);
       }
     }
@@ -113,7 +114,7 @@ int analyse(const GatherOptions& o, const std::vector<Probe>& probes, ProgressRe
   r.input_dir = dir.string();
   r.search.deadline = deadline_after(o.max_analysis_seconds);
   LoadedInput in = load_input(r);
-  for (const std::string& note : in.notes) fmt::print(stderr, "vp-analyze: {}\n", note);
+  for (const std::string& line : in.notes) vp::note("vp-analyze", line);
   progress.note(fmt::format("gathered the probes of {} hosts: {} nodes of {} node types", probes.size(),
                              in.cluster.nodes.size(), in.cluster.node_types.size()));
   catalog::Catalog cat = build_catalog(in, r.search, canonical_options(r), progress.fn());
@@ -158,7 +159,7 @@ int run(const GatherOptions& o) {
   }
   MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (code != 0) {
-    if (rank == 0) fmt::print(stderr, "vp-analyze: error: the probes are larger than 2 GiB together\n");
+    if (rank == 0) vp::error("vp-analyze", "the probes are larger than 2 GiB together");
   } else {
     MPI_Gatherv(blob.data(), static_cast<int>(blob.size()), MPI_CHAR, all.data(), counts.data(), displs.data(),
                 MPI_CHAR, 0, MPI_COMM_WORLD);
@@ -173,17 +174,17 @@ int run(const GatherOptions& o) {
     try {
       code = analyse(o, probes, *progress);
     } catch (const InputError& e) {
-      fmt::print(stderr, "vp-analyze: error: {}\n", e.what());
+      vp::error("vp-analyze", e.what());
       code = static_cast<int>(ExitCode::bad_input);
     } catch (const UsageError& e) {
-      fmt::print(stderr, "vp-analyze: error: {}\n", e.what());
+      vp::error("vp-analyze", e.what());
       code = static_cast<int>(ExitCode::usage);
     } catch (const catalog::CatalogError& e) {
       bool io = e.kind() == catalog::CatalogError::Kind::unreadable;
-      fmt::print(stderr, "vp-analyze: {}: {}\n", io ? "error" : "internal error", e.what());
+      vp::write_message(stderr, fmt::format("vp-analyze: {}: {}\n", io ? "error" : "internal error", e.what()));
       code = static_cast<int>(io ? ExitCode::bad_input : ExitCode::internal);
     } catch (const std::exception& e) {
-      fmt::print(stderr, "vp-analyze: internal error: {}\n", e.what());
+      vp::write_message(stderr, fmt::format("vp-analyze: internal error: {}\n", e.what()));
       code = static_cast<int>(ExitCode::internal);
     }
   }

@@ -12,6 +12,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "vp/base/messages.hpp"
 #include "vp/analysis/request.hpp"
 #include "vp/analysis/symmetry.hpp"
 #include "vp/cli/output.hpp"
@@ -55,7 +56,7 @@ void print_summary(const Topology& t, const std::string& origin) {
                    ? fmt::format(", {} nodes per leaf, {:g}:1 oversubscription", t.fabric.leaf_size,
                                  t.fabric.oversubscription)
                    : "");
-  for (const std::string& w : t.warnings) fmt::print("warning: {}\n", w);
+  for (const std::string& w : t.warnings) vp::warn("vp-analyze", w);
 }
 
 void print_gpus(const Topology& t) {

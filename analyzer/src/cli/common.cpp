@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "vp/base/messages.hpp"
 #include "vp/base/errors.hpp"
 
 namespace vp::cli {
@@ -91,8 +92,8 @@ std::unique_ptr<ProgressReporter> make_progress_reporter(const ProgressChoice& c
   const bool tty = isatty(STDERR_FILENO) == 1;
   auto mode = ProgressReporter::choose_mode(c.mode, c.quiet, env, tty);
   if (!mode) {  // only VP_PROGRESS can be none of them (CLI11 checks --progress)
-    fmt::print(stderr, "vp-analyze: warning: VP_PROGRESS={}: not a progress mode (auto, bar, lines or none); "
-                       "using auto\n", printable(env));
+    vp::warn("vp-analyze", fmt::format("VP_PROGRESS={}: not a progress mode (auto, bar, lines or none); using auto",
+                                       printable(env)));
     mode = ProgressReporter::choose_mode(c.mode, c.quiet, nullptr, tty);
   }
   ProgressReporter::Options o;

@@ -121,6 +121,11 @@ class Value {
     if (!j_->is_number() || !(j_->get<double>() > 0)) fail("must be a positive number, got " + describe(*j_));
     return j_->get<double>();
   }
+  double capacity() const {
+    if (!j_->is_number() || !in_capacity_range(j_->get<double>()))
+      fail("must be a capacity " + capacity_range_text() + ", got " + describe(*j_));
+    return j_->get<double>();
+  }
   double non_negative() const {
     if (!j_->is_number() || !(j_->get<double>() >= 0)) fail("must be a non-negative number, got " + describe(*j_));
     return j_->get<double>();
@@ -232,7 +237,7 @@ std::optional<Capacity> read_capacity(const Value& obj, const std::string& gbps_
   auto source = obj.find(source_key);
   auto basis = obj.find(basis_key);
   if (gbps)
-    return Capacity{gbps->positive(), source ? read_source(*source) : CapacitySource::input,
+    return Capacity{gbps->capacity(), source ? read_source(*source) : CapacitySource::input,
                     basis ? basis->text() : std::string()};
   if (source && read_source(*source) != CapacitySource::default_table)
     source->fail(fmt::format("must be \"default\" when \"{}\" is absent (the table decides the figure)", gbps_key));

@@ -15,6 +15,13 @@
 
 namespace vp {
 
+bool in_capacity_range(double gbps) { return gbps >= kMinCapacityGbps && gbps <= kMaxCapacityGbps; }
+
+std::string capacity_range_text() {
+  return fmt::format("from {:g} to {:g} GB/s", kMinCapacityGbps, kMaxCapacityGbps);
+}
+
+
 std::string_view to_string(CapacitySource s) {
   switch (s) {
     case CapacitySource::input: return "input";
@@ -78,6 +85,13 @@ void CapacityDefaults::set(const std::string& key, double value, const std::stri
   if (!std::isfinite(value) || value <= 0) {
     throw InputError(origin, 0, fmt::format("{}: must be a positive number, got {}", key, value));
   }
+  const bool capacity_key = starts_with(key, "pcie.gen") || starts_with(key, "inter_socket.");
+  if (capacity_key && !in_capacity_range(value))
+    throw InputError(origin, 0, fmt::format("{}: must be a capacity {}, got {}", key, capacity_range_text(), value));
+  if ((key == "root_complex_p2p_factor" && !(value >= 1e-3 && value <= 1e3)) ||
+      (key == "nic_efficiency" && !(value >= 1e-3)))
+    throw InputError(origin, 0, fmt::format("{}: must be at least 0.001{}, got {}", key,
+                                            key == "nic_efficiency" ? "" : " and at most 1000", value));
   if (starts_with(key, "pcie.gen")) {
     pcie_x16_gbps[parse_small_int(std::string_view(key).substr(8))] = value;
   } else if (key == "pcie.unknown_gen") {

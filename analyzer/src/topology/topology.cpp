@@ -180,10 +180,10 @@ void check_components(const Topology& t, const std::string& file) {
         fail(file, fmt::format("{}: a {} cannot hang below a {}", where, to_string(c.kind), to_string(p.kind)));
       if (p.node != c.node) fail(file, fmt::format("{}: parent {} is in another node", where, p.name));
     }
-    // Normal numbers only (SPEC.md §1 "Capacities"): a denormal is no real
-    // capacity, and 1 / denormal overflows.
-    if (c.forward && !(std::isnormal(c.forward->gbps) && c.forward->gbps > 0))
-      fail(file, fmt::format("{}: forwarding capacity must be a positive (normal) number, got {}", where,
+    // Within the tools' range (capacity.hpp): a denormal or a 1e-300 is no
+    // real capacity, and 1 / denormal overflows.
+    if (c.forward && !in_capacity_range(c.forward->gbps))
+      fail(file, fmt::format("{}: forwarding capacity must be {}, got {}", where, capacity_range_text(),
                              c.forward->gbps));
     if (c.kind == ComponentKind::nic && c.line_rate_gbitps < 0)
       fail(file, fmt::format("{}: line rate must not be negative", where));
@@ -236,9 +236,9 @@ void check_links(const Topology& t, const std::string& file) {
     if (l.id != i) fail(file, fmt::format("{}: id is {}, expected its index {}", where, l.id, i));
     if (l.src >= n || l.dst >= n) fail(file, where + ": an endpoint does not exist");
     if (l.src == l.dst) fail(file, where + ": joins a component to itself");
-    if (!(std::isnormal(l.capacity.gbps) && l.capacity.gbps > 0))
-      fail(file, fmt::format("{} ({} -> {}): capacity must be a positive (normal) number of GB/s, got {}", where,
-                             t.components[l.src].name, t.components[l.dst].name, l.capacity.gbps));
+    if (!in_capacity_range(l.capacity.gbps))
+      fail(file, fmt::format("{} ({} -> {}): capacity must be {}, got {}", where, t.components[l.src].name,
+                             t.components[l.dst].name, capacity_range_text(), l.capacity.gbps));
     if (l.reverse >= t.links.size()) fail(file, where + ": has no reverse direction");
     const Link& r = t.links[l.reverse];
     if (r.src != l.dst || r.dst != l.src || r.reverse != l.id)

@@ -7,11 +7,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <iostream>
 #include <string_view>
 
 #include "vp/base/errors.hpp"
 #include "vp/cli/cli_docs.hpp"
 #include "vp/base/input_file.hpp"
+#include "vp/base/messages.hpp"
 #include "vpcat/format.hpp"
 #include "vpcat/version.hpp"
 
@@ -32,8 +34,15 @@ namespace {
 // Output lost on a full disk (or any failed write to standard output) is an
 // error, never a silent success: exit 2, as for a file that cannot be written.
 int lost_output(const Tool& tool, int err) {
-  fmt::print(stderr, "{}: error: standard output: cannot write ({})\n", tool.name, std::strerror(err != 0 ? err : EIO));
+  vp::error(tool.name, fmt::format("standard output: cannot write ({})", std::strerror(err != 0 ? err : EIO)));
   return static_cast<int>(ExitCode::bad_input);
+}
+
+// Whether everything written to standard output so far reached it (CLI11
+// writes --help and --version through std::cout, which shares stdout's buffer).
+bool stdout_lost() {
+  std::cout.flush();
+  return !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout);
 }
 
 }  // namespace
@@ -43,10 +52,10 @@ int report_error(const Tool& tool, const std::exception& e) {
   // not a bug.
   if (std::ferror(stdout)) return lost_output(tool, errno);
   if (const auto* known = dynamic_cast<const ToolError*>(&e)) {
-    fmt::print(stderr, "{}: error: {}\n", tool.name, known->what());
+    vp::error(tool.name, known->what());
     return static_cast<int>(known->exit_code());
   }
-  fmt::print(stderr, "{}: internal error: {}\n", tool.name, e.what());
+  vp::write_message(stderr, fmt::format("{}: internal error: {}\n", tool.name, e.what()));
   return static_cast<int>(ExitCode::internal);
 }
 
@@ -89,8 +98,11 @@ int run_main(const Tool& tool, CLI::App& app, int argc, char** argv, const std::
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);  // --help, --version
-    fmt::print(stderr, "{}: error: {} (run '{} --help' for the options)\n", tool.name, e.what(), tool.name);
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) {  // --help, --version
+      const int code = app.exit(e);
+      return stdout_lost() ? lost_output(tool, errno) : code;
+    }
+    vp::error(tool.name, fmt::format("{} (run '{} --help' for the options)", e.what(), tool.name));
     return static_cast<int>(ExitCode::usage);
   }
   int code = 0;
@@ -99,7 +111,7 @@ int run_main(const Tool& tool, CLI::App& app, int argc, char** argv, const std::
   } catch (const std::exception& e) {
     return report_error(tool, e);
   }
-  if (std::fflush(stdout) != 0 || std::ferror(stdout)) return lost_output(tool, errno);
+  if (stdout_lost()) return lost_output(tool, errno);
   return code;
 }
 

@@ -23,6 +23,16 @@
 
 namespace vp {
 
+// The range of every capacity the tools accept, in GB/s: from 1 MB/s to
+// 1 PB/s, far beyond any real link on either side. A figure outside it is an
+// input error, not a model: 1e-300 GB/s would make every time the tools print
+// a 300-digit number, 1e308 overflows the first sum of two links.
+inline constexpr double kMinCapacityGbps = 1e-3;
+inline constexpr double kMaxCapacityGbps = 1e6;
+// Whether `gbps` is in that range (false for NaN); the range in words.
+bool in_capacity_range(double gbps);
+std::string capacity_range_text();  // "from 0.001 to 1e+06 GB/s"
+
 // Ordered by strength: a figure derived from several (sum_of_downstream) takes
 // the strongest of its parts' sources.
 enum class CapacitySource : unsigned char { input, default_table, user_override, measured };
@@ -87,9 +97,10 @@ struct CapacityDefaults {
   std::set<std::string> overridden;
 
   // Apply one override `key=value`. Throws InputError(origin, 0, reason) on a
-  // key that is not in the table (the reason lists the keys) or a value that is
-  // not a finite positive number (widths and generations: positive integers;
-  // nic.assume_gpudirect: 0 or 1).
+  // key that is not in the table (the reason lists the keys) or a value out of
+  // its range: capacities in_capacity_range(), root_complex_p2p_factor from
+  // 0.001 to 1000, nic_efficiency from 0.001 to 1, widths and generations
+  // positive integers, nic.assume_gpudirect 0 or 1.
   void set(const std::string& key, double value, const std::string& origin);
   // Apply a JSON file of overrides ({"pcie.gen4": 22.5, ...}).
   void load_file(const std::string& path);

@@ -73,4 +73,8 @@ std::string source_place(const std::string& file, int line, int column = 0);
 // goes into JSON and a catalog's provenance) stays text.
 std::string printable(const std::string& s);
 
+// As printable(), with LF and TAB escaped too: a file name, or a message of
+// one line, that must stay on its line ("a\nb.json" prints as a\x0ab.json).
+std::string printable_line(const std::string& s);
+
 }  // namespace vp

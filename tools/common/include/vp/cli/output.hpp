@@ -4,13 +4,16 @@
 //
 //   write_outputs({{out, bytes.data(), bytes.size()}, {json_out, ...}});
 //
-// The files are committed first, then the one "-" entry (at most one: two
-// outputs cannot share standard output) is written and flushed; a failed
-// write to standard output is an InputError "standard output: cannot write
-// (why)", exit 2, never a silent success.
+// The one "-" entry (at most one: two outputs cannot share standard output)
+// is written and flushed first, then the files are committed: a failed write
+// to standard output is an InputError "standard output: cannot write (why)",
+// exit 2, and leaves every file as it was (a catalog is never replaced while
+// its mirror is lost on the way).
 #pragma once
 
+#include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vp/catalog/atomic_file.hpp"
@@ -26,5 +29,10 @@ void check_binary_stdout(const std::string& option, const std::string& path);
 // True when some output of `paths` is "-" (a tool then prints its summary
 // on standard error).
 bool writes_stdout(const std::vector<std::string>& paths);
+
+// A report or summary for a person, to `to`: standard output (a failed write
+// is caught by run_main's final check: exit 2) or standard error (best effort,
+// vp::write_message: it never changes the exit code).
+void write_report(std::FILE* to, std::string_view text);
 
 }  // namespace vp::cli
