@@ -43,6 +43,9 @@ TEST_CASE("bad overrides are rejected with the key and the reason") {
                     "nic.assume_gpudirect, nic_efficiency, pcie.gen1, pcie.gen2, pcie.gen3, pcie.gen4, pcie.gen5, "
                     "pcie.gen6, pcie.unknown_gen, pcie.unknown_width, root_complex_p2p_factor)");
   CHECK_THROWS_WITH(d.set("nic_efficiency", 2, "--set"), "--set: nic_efficiency: must be at most 1, got 2");
+  // The catalog records the table: a denormal there is a catalog the verifier refuses.
+  CHECK_THROWS_WITH(d.set("pcie.gen6", 1e-310, "--set"),
+                    "--set: pcie.gen6: 1e-310 is denormal (below 2^-1022), not a usable number");
 }
 
 TEST_CASE("NIC and inter-socket capacities") {

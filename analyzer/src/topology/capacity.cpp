@@ -78,6 +78,10 @@ void CapacityDefaults::set(const std::string& key, double value, const std::stri
   if (!std::isfinite(value) || value <= 0) {
     throw InputError(origin, 0, fmt::format("{}: must be a positive number, got {}", key, value));
   }
+  // A catalog records the table, and its values are capacities and factors
+  // a reader may divide by: normal numbers, as every capacity (SPEC.md §1).
+  if (!std::isnormal(value))
+    throw InputError(origin, 0, fmt::format("{}: {} is denormal (below 2^-1022), not a usable number", key, value));
   if (starts_with(key, "pcie.gen")) {
     pcie_x16_gbps[parse_small_int(std::string_view(key).substr(8))] = value;
   } else if (key == "pcie.unknown_gen") {
