@@ -43,6 +43,14 @@ TEST_CASE("bad overrides are rejected with the key and the reason") {
                     "nic.assume_gpudirect, nic_efficiency, pcie.gen1, pcie.gen2, pcie.gen3, pcie.gen4, pcie.gen5, "
                     "pcie.gen6, pcie.unknown_gen, pcie.unknown_width, root_complex_p2p_factor)");
   CHECK_THROWS_WITH(d.set("nic_efficiency", 2, "--set"), "--set: nic_efficiency: must be at most 1, got 2");
+  // The catalog records the table: a denormal there is a catalog the verifier refuses,
+  // and a capacity beyond the tools' range overflows the times they print.
+  CHECK_THROWS_WITH(d.set("pcie.gen6", 1e-310, "--set"),
+                    "--set: pcie.gen6: must be a capacity from 0.001 to 1e+06 GB/s, got 1e-310");
+  CHECK_THROWS_WITH(d.set("inter_socket.amd", 1e308, "--set"),
+                    "--set: inter_socket.amd: must be a capacity from 0.001 to 1e+06 GB/s, got 1e+308");
+  CHECK_THROWS_WITH(d.set("root_complex_p2p_factor", 1e-310, "--set"),
+                    "--set: root_complex_p2p_factor: must be at least 0.001 and at most 1000, got 1e-310");
 }
 
 TEST_CASE("NIC and inter-socket capacities") {

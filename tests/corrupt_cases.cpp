@@ -214,7 +214,7 @@ void add_detour(std::vector<Part>& parts) {
     b::store_u32(record(routes, r, vpcat::route::hop_first), b::load_u32(record(routes, r, vpcat::route::hop_first)) + added);
 }
 
-// What the readers rely on beyond the structure (issue 17 finding 7).
+// What the readers rely on beyond the structure.
 void consistency_cases(Cases& c) {
   c.rebuild("zero-forward-capacity", "the host bridge, a listed forwarder, with forward_gbps 0", [](auto& parts) {
     b::store_f64(record(part(parts, SectionType::components), 1, vpcat::component::forward_gbps), 0.0);
@@ -248,6 +248,38 @@ void consistency_cases(Cases& c) {
   });
 }
 
+// Pattern 1 of "quad" ({nic0, -, nic1, -} sending, {-, nic0, -, nic1}
+// receiving): its send roles, checked so that the cases below change what
+// they mean to.
+std::uint8_t* network_pattern_sends(std::vector<Part>& parts) {
+  Part& roles = part(parts, SectionType::pattern_roles);
+  const std::int32_t expected[4] = {vpcat::kNicBase, vpcat::kIdle, vpcat::kNicBase + 1, vpcat::kIdle};
+  for (std::size_t g = 0; g < 4; ++g)
+    if (b::load_i32(record(roles, 8 + g, 0)) != expected[g]) throw std::logic_error("pattern 1 changed");
+  return record(roles, 8, 0);
+}
+
+// What the patterns and the default table mean, beyond their structure:
+// every one passes a verifier that checks only roles' ranges and pairs.
+void meaning_cases(Cases& c) {
+  c.rebuild("nic-port-overloaded", "a pattern where GPUs 0 and 1 both send through nic0 (2 x 24 GB/s, port 25)",
+            [](auto& parts) { b::store_i32(network_pattern_sends(parts) + 4, vpcat::kNicBase); });
+  c.rebuild("nic-role-without-port", "nic1 with nic_gbps 0 (no port), which a pattern sends through",
+            [](auto& parts) {
+              network_pattern_sends(parts);
+              // The routes' solo rates stay right: nic1's link (24) bounds them below its port (25).
+              b::store_f64(record(part(parts, SectionType::components), 9, vpcat::component::nic_gbps), 0.0);
+            });
+  c.rebuild("unpaired-peer-roles", "a pattern where GPU 0 sends to GPU 1, which receives from nic0",
+            [](auto& parts) { b::store_i32(record(part(parts, SectionType::pattern_roles), 5, 0), vpcat::kNicBase); });
+  c.rebuild("denormal-default", "the default pcie.gen4 of 1e-310 (a denormal)", [](auto& parts) {
+    b::store_f64(record(part(parts, SectionType::defaults), 1, vpcat::default_entry::value), 1e-310);
+  });
+  c.rebuild("zero-default", "the default root_complex_p2p_factor of 0", [](auto& parts) {
+    b::store_f64(record(part(parts, SectionType::defaults), 2, vpcat::default_entry::value), 0.0);
+  });
+}
+
 }  // namespace
 
 std::vector<CorruptCase> corrupt_cases() {
@@ -256,6 +288,7 @@ std::vector<CorruptCase> corrupt_cases() {
   table_cases(c);
   record_cases(c);
   consistency_cases(c);
+  meaning_cases(c);
   return std::move(c.out);
 }
 

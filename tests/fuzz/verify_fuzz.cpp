@@ -8,6 +8,7 @@
 // recomputed, so that mutations reach the structural checks behind the
 // CRCs. When verification passes, the walk reads every field through the
 // view and traps on a broken invariant of the view's contract.
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -40,6 +41,21 @@ void reseal(std::vector<std::uint8_t>& d) {
   std::uint32_t crc = vpcat::crc32c(d.data(), vpcat::header::checksum);
   crc = vpcat::crc32c_extend(crc, d.data() + vpcat::header::size, end - vpcat::header::size);
   b::store_u32(&d[vpcat::header::checksum], crc);
+}
+
+// The flows of one direction of a pattern through each NIC port have a
+// port and fit it (their routes' solo rates summed, relative 1e-9).
+void expect_ports_fit(const vpcat::NodeTypeView& t, const vpcat::PatternView& v, bool receive) {
+  std::vector<double> load(t.nic_count(), 0.0);
+  for (std::uint32_t g = 0; g < v.gpu_count(); ++g) {
+    const std::int32_t role = receive ? v.recv(g) : v.send(g);
+    if (role < vpcat::kNicBase) continue;
+    const auto k = static_cast<std::uint32_t>(role - vpcat::kNicBase);
+    const double port = t.component(t.nic(k)).nic_gbps();
+    expect(port > 0);
+    load[k] += (receive ? t.route(t.nic(k), t.gpu(g)) : t.route(t.gpu(g), t.nic(k))).solo_gbps();
+    expect(load[k] <= port * (1 + 1e-9));
+  }
 }
 
 std::uint64_t walk_node_type(const vpcat::NodeTypeView& t) {
@@ -79,6 +95,8 @@ std::uint64_t walk_node_type(const vpcat::NodeTypeView& t) {
       if (v.send(g) >= 0 && v.send(g) < vpcat::kNicBase) expect(v.recv(static_cast<std::uint32_t>(v.send(g))) == static_cast<std::int32_t>(g));
       sum += static_cast<std::uint32_t>(v.recv(g));
     }
+    expect_ports_fit(t, v, false);
+    expect_ports_fit(t, v, true);
   }
   return sum;
 }
@@ -102,6 +120,9 @@ void walk_cluster(const vpcat::CatalogView& v) {
   }
   expect(gpus == v.gpu_count());
   for (std::uint32_t i = 1; i < v.default_count(); ++i) expect(v.default_at(i - 1).key < v.default_at(i).key);
+  for (std::uint32_t i = 0; i < v.default_count(); ++i)
+    expect(v.default_at(i).key == "nic.assume_gpudirect" ? v.default_at(i).value == 0 || v.default_at(i).value == 1
+                                                          : std::isnormal(v.default_at(i).value) && v.default_at(i).value > 0);
   const vpcat::ProvenanceView p = v.provenance();
   expect(p.tool.size() + p.tool_version.size() + p.input_digest.size() + p.options.size() < v.file_size());
   for (std::uint32_t i = 0; i < v.section_count(); ++i) expect(v.section(i).offset + v.section(i).size <= v.file_size());

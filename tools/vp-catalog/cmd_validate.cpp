@@ -49,7 +49,8 @@ Runner setup_validate(CLI::App& app) {
       "validate", "Verify a catalog; exit 0 valid, 3 invalid or mismatched, 2 unreadable");
   cmd->add_option("FILE", o->file, "The .vpcat file (or its JSON mirror)")->required();
   cmd->add_option("--against", o->against,
-                  "Re-run the analysis of this topology with the catalog's options and compare");
+                  "Re-run the analysis of this topology with the catalog's options and compare (without it, "
+                  "validate checks the file's own rules, not that it describes this machine)");
   cmd->add_option("--cluster", o->cluster, "The cluster description of the topology (with --against)");
   return [o] { return run(*o); };
 }

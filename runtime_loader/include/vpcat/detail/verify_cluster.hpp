@@ -250,10 +250,24 @@ class ClusterVerifier {
                        string_at(c_.data, c_.layout, defaults_.u32(i, default_entry::key)))
         return Status::in_section(Error::bad_order, defaults_.type, defaults_.at(i, default_entry::key),
                                   "default %lu: keys are sorted bytewise, once each", ul(i));
-      if (!std::isfinite(defaults_.f64(i, default_entry::value)))
-        return Status::in_section(Error::bad_number, defaults_.type, defaults_.at(i, default_entry::value),
-                                  "default %lu: value must be finite", ul(i));
+      if (Status s = default_value(i); !s.ok()) return s;
     }
+    return {};
+  }
+
+  // nic.assume_gpudirect is a switch, 0 or 1; every other value is a
+  // capacity or a factor, > 0 and normal as every capacity (SPEC.md §1).
+  Status default_value(std::uint32_t i) const noexcept {
+    const double v = defaults_.f64(i, default_entry::value);
+    const std::string_view key = string_at(c_.data, c_.layout, defaults_.u32(i, default_entry::key));
+    const char* why = !std::isfinite(v)               ? "must be finite"
+                      : key == "nic.assume_gpudirect" ? (v == 0.0 || v == 1.0 ? nullptr : "must be 0 or 1 (a switch)")
+                      : !(v > 0.0)                    ? "must be > 0"
+                      : !positive_normal(v)           ? "is denormal"
+                                                      : nullptr;
+    if (why)
+      return Status::in_section(Error::bad_number, defaults_.type, defaults_.at(i, default_entry::value),
+                                "default %lu: value %g %s", ul(i), v, why);
     return {};
   }
 

@@ -49,6 +49,30 @@ inline NodeTypeRanges read_node_type(const Records& t, std::uint32_t i) noexcept
   return n;
 }
 
+// A NIC port as nic_ports() tracks the flows of one pattern and direction.
+struct NicPort {
+  double gbps = 0.0;        // the node type's NIC's nic_gbps
+  double load = 0.0;        // the flows through it so far, once shared
+  std::uint64_t stamp = 0;  // the pattern and direction of its last use (0: none)
+  std::uint32_t first = 0;  // the first GPU of that use
+  bool shared = false;      // a second GPU of that use: load is counted
+};
+
+// The NICs a pattern's roles name, per direction, as masks of NIC indexes
+// below 64 (higher ones alias: one_flow_per_port() is then not used): a
+// test of nic_ports()'s common case without a branch per role.
+struct NicUse {
+  std::uint64_t used = 0, twice = 0;
+  void add(std::int32_t role) noexcept {
+    const std::uint64_t bit = role >= kNicBase ? std::uint64_t{1} << ((role - kNicBase) & 63) : 0;
+    twice |= used & bit;
+    used |= bit;
+  }
+  // No NIC named twice and none in `no_port`: every port carries one flow,
+  // which fits it (its route's solo rate counts the port).
+  bool one_flow_per_port(std::uint64_t no_port) const noexcept { return (twice | (used & no_port)) == 0; }
+};
+
 class NodeTypeVerifier {
  public:
   explicit NodeTypeVerifier(const VerifyContext& c) noexcept
@@ -71,6 +95,7 @@ class NodeTypeVerifier {
     // No valid node type has more components than the components section,
     // whose size bounds it: allocate no more than that, before ranges().
     seen_.assign(largest < comps_.count() ? largest : comps_.count(), 0);
+    ports_.assign(seen_.size(), NicPort());
     for (std::uint32_t i = 0; i < types_.count(); ++i) {
       t_ = read_node_type(types_, i);
       Status s = strings();
@@ -616,32 +641,101 @@ class NodeTypeVerifier {
     return {};
   }
 
-  Status patterns() const noexcept {
-    const std::uint32_t g_count = t_.gpu_count;
+  Status patterns() noexcept {
+    const std::uint32_t nic_records = t_.component_first + t_.component_count - t_.nic_count;
+    std::uint64_t no_port = 0;  // NICs without a port, when they fit a mask
+    for (std::uint32_t k = 0; k < t_.nic_count; ++k) {
+      ports_[k].gbps = comps_.f64(nic_records + k, component::nic_gbps);
+      if (ports_[k].gbps == 0.0 && k < 64) no_port |= std::uint64_t{1} << k;
+    }
+    const bool masks = t_.nic_count <= 64;
     for (std::uint32_t p = 0; p < t_.pattern_count; ++p) {
       const std::uint64_t i = std::uint64_t{t_.pattern_first} + p;
       if (patterns_.u64(i, pattern::orbit_size) == 0)
         return Status::in_section(Error::bad_pattern, patterns_.type, patterns_.at(i, pattern::orbit_size),
                                   "pattern %llu: orbit_size 0", ull(i));
-      const std::uint64_t send = t_.role_first + std::uint64_t{p} * 2u * g_count, recv = send + g_count;
-      for (std::uint32_t g = 0; g < g_count; ++g) {
-        const std::int32_t s = roles_.i32(send + g), r = roles_.i32(recv + g);
-        const bool send_ok = valid_role(s, g), recv_ok = valid_role(r, g);
-        if (!send_ok || !recv_ok)
-          return Status::in_section(Error::bad_pattern, roles_.type, roles_.at(send_ok ? recv + g : send + g),
-                                    "pattern %llu: GPU %lu has %s role %ld; valid: -1 = idle, another GPU 0..%ld, "
-                                    "65536 + NIC 0..%ld",
-                                    ull(i), ul(g), send_ok ? "receive" : "send", static_cast<long>(send_ok ? r : s),
-                                    static_cast<long>(g_count) - 1, static_cast<long>(t_.nic_count) - 1);
-        if (s >= 0 && s < kNicBase && roles_.i32(recv + static_cast<std::uint32_t>(s)) != static_cast<std::int32_t>(g))
-          return Status::in_section(Error::bad_pattern, roles_.type, roles_.at(send + g),
-                                    "pattern %llu: GPU %lu sends to GPU %ld, which does not receive from it", ull(i),
-                                    ul(g), static_cast<long>(s));
-        if (r >= 0 && r < kNicBase && roles_.i32(send + static_cast<std::uint32_t>(r)) != static_cast<std::int32_t>(g))
-          return Status::in_section(Error::bad_pattern, roles_.type, roles_.at(recv + g),
-                                    "pattern %llu: GPU %lu receives from GPU %ld, which does not send to it", ull(i),
-                                    ul(g), static_cast<long>(r));
+      const std::uint64_t send = t_.role_first + std::uint64_t{p} * 2u * t_.gpu_count, recv = send + t_.gpu_count;
+      NicUse sends, receives;
+      Status s = pattern_roles(i, send, recv, sends, receives);
+      if (s.ok() && !(masks && sends.one_flow_per_port(no_port))) s = nic_ports(i, send, false);
+      if (s.ok() && !(masks && receives.one_flow_per_port(no_port))) s = nic_ports(i, recv, true);
+      if (!s.ok()) return s;
+    }
+    return {};
+  }
+
+  // Every role is in range and peer roles pair up; `sends` and `receives`
+  // get the NICs the roles name (kept in locals meanwhile: the file's bytes
+  // may alias anything, which would send every update to memory).
+  Status pattern_roles(std::uint64_t i, std::uint64_t send, std::uint64_t recv, NicUse& sends,
+                       NicUse& receives) const noexcept {
+    const std::uint32_t g_count = t_.gpu_count;
+    NicUse out, in;
+    for (std::uint32_t g = 0; g < g_count; ++g) {
+      const std::int32_t s = roles_.i32(send + g), r = roles_.i32(recv + g);
+      out.add(s);
+      in.add(r);
+      const bool send_ok = valid_role(s, g), recv_ok = valid_role(r, g);
+      if (!send_ok || !recv_ok)
+        return Status::in_section(Error::bad_pattern, roles_.type, roles_.at(send_ok ? recv + g : send + g),
+                                  "pattern %llu: GPU %lu has %s role %ld; valid: -1 = idle, another GPU 0..%ld, "
+                                  "65536 + NIC 0..%ld",
+                                  ull(i), ul(g), send_ok ? "receive" : "send", static_cast<long>(send_ok ? r : s),
+                                  static_cast<long>(g_count) - 1, static_cast<long>(t_.nic_count) - 1);
+      if (s >= 0 && s < kNicBase && roles_.i32(recv + static_cast<std::uint32_t>(s)) != static_cast<std::int32_t>(g))
+        return Status::in_section(Error::bad_pattern, roles_.type, roles_.at(send + g),
+                                  "pattern %llu: GPU %lu sends to GPU %ld, which does not receive from it", ull(i),
+                                  ul(g), static_cast<long>(s));
+      if (r >= 0 && r < kNicBase && roles_.i32(send + static_cast<std::uint32_t>(r)) != static_cast<std::int32_t>(g))
+        return Status::in_section(Error::bad_pattern, roles_.type, roles_.at(recv + g),
+                                  "pattern %llu: GPU %lu receives from GPU %ld, which does not send to it", ull(i),
+                                  ul(g), static_cast<long>(r));
+    }
+    sends = out, receives = in;
+    return {};
+  }
+
+  // The route between two endpoints given by their indexes among the
+  // endpoints (GPUs, then NICs), found as SPEC.md §6.5 numbers them.
+  std::uint64_t route_between(std::uint32_t a, std::uint32_t b) const noexcept {
+    const std::uint32_t e = t_.gpu_count + t_.nic_count;
+    return std::uint64_t{t_.route_first} + std::uint64_t{a} * (e - 1) + (b < a ? b : b - 1);
+  }
+
+  // The network roles of one direction (`receive`: the receive roles at
+  // `base`, else the send roles): each names a NIC with a port (nic_gbps
+  // > 0), and the flows through one NIC port, each at its route's solo rate
+  // (GPU -> NIC, or NIC -> GPU), add up to at most its nic_gbps, within a
+  // relative 1e-9, added GPU by GPU as the analysis does. A port may carry
+  // several flows of a pattern when they fit; the fabric rule then keeps one
+  // per NIC and direction in a cluster channel. One flow always fits (its
+  // solo rate counts the port), so routes are read only for a shared port.
+  Status nic_ports(std::uint64_t i, std::uint64_t base, bool receive) noexcept {
+    const std::uint64_t stamp = 1u + 2u * i + (receive ? 1u : 0u);  // this pattern and direction
+    auto rate = [&](std::uint32_t g, std::uint32_t k) {  // of the route between GPU g and NIC k
+      const std::uint32_t nic = t_.gpu_count + k;
+      return routes_.f64(receive ? route_between(nic, g) : route_between(g, nic), route::solo_gbps);
+    };
+    for (std::uint32_t g = 0; g < t_.gpu_count; ++g) {
+      const std::int32_t role = roles_.i32(base + g);
+      if (role < kNicBase) continue;
+      const auto k = static_cast<std::uint32_t>(role - kNicBase);
+      NicPort& port = ports_[k];
+      if (port.gbps == 0.0)
+        return Status::in_section(Error::bad_pattern, roles_.type, roles_.at(base + g),
+                                  "pattern %llu: GPU %lu %s through NIC %lu, which has no port (nic_gbps 0)", ull(i),
+                                  ul(g), receive ? "receives" : "sends", ul(k));
+      if (port.stamp != stamp) {  // the port's first flow in this pattern and direction
+        port.stamp = stamp, port.first = g, port.shared = false;
+        continue;
       }
+      if (!port.shared) port.load = rate(port.first, k), port.shared = true;
+      port.load += rate(g, k);
+      if (port.load > port.gbps * (1.0 + 1e-9))
+        return Status::in_section(Error::bad_pattern, roles_.type, roles_.at(base + g),
+                                  "pattern %llu: GPU %lu %s through NIC %lu, whose port would then carry %.17g GB/s "
+                                  "of the pattern's flows; its nic_gbps is %.17g",
+                                  ull(i), ul(g), receive ? "receives" : "sends", ul(k), port.load, port.gbps);
     }
     return {};
   }
@@ -650,6 +744,7 @@ class NodeTypeVerifier {
   Records types_, comps_, links_, routes_, hops_, perms_, patterns_, roles_;
   NodeTypeRanges t_;
   std::vector<std::uint8_t> seen_;  // scratch for routes() and generators()
+  std::vector<NicPort> ports_;      // scratch for nic_ports(), by local NIC index
   std::uint64_t component_cursor_ = 0, link_cursor_ = 0, route_cursor_ = 0, hop_cursor_ = 0;
   std::uint64_t permutation_cursor_ = 0, pattern_cursor_ = 0, role_cursor_ = 0;
 };
