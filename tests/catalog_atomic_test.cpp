@@ -4,7 +4,9 @@
 // that the next writer or reader completes), and what is not a regular file
 // is never replaced.
 #include <doctest/doctest.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -391,6 +393,29 @@ TEST_CASE("atomic: a second writer of the pair waits for the first; the pair end
   CHECK(vp::test::read_text(json) == jb);
   CHECK(fs::is_regular_file(dir.path() + "/" + vp::catalog::kCommitLockName));  // kept, see atomic_file.hpp
   CHECK(entries(dir.path()) == 3);
+}
+
+TEST_CASE("atomic: a writer that cannot get the lock in time fails, naming the lock; the old pair stays") {
+  vp::test::TempDir dir;
+  const std::string cat = dir.path() + "/c.vpcat", json = dir.path() + "/c.json";
+  write_files_atomically({out(cat, "catalog 0"), out(json, "mirror 0")});
+  const std::string lock = dir.path() + "/" + vp::catalog::kCommitLockName;
+  const int held = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(held >= 0);
+  REQUIRE(flock(held, LOCK_EX) == 0);  // another open file description: as another writer
+  struct Restore {
+    int fd;
+    ~Restore() {
+      vp::catalog::set_commit_lock_wait(vp::catalog::kCommitLockWaitSeconds);
+      ::close(fd);
+    }
+  } restore{held};
+  vp::catalog::set_commit_lock_wait(0);
+  CHECK(error_of_pair(cat, json, "new") ==
+        cat + ": cannot write the file (lock " + lock + ": another writer has held it for 0 s)");
+  CHECK(vp::test::read_text(cat) == "catalog 0");
+  CHECK(vp::test::read_text(json) == "mirror 0");
+  CHECK(entries(dir.path()) == 3);  // no temporary left
 }
 
 TEST_CASE("atomic: a writer killed between the renames; the next reader completes the pair") {

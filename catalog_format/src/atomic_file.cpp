@@ -99,6 +99,7 @@ bool writer_gone(const Writer& w) {
 }
 
 std::atomic<CommitHook> commit_hook{nullptr};
+std::atomic<int> lock_wait_seconds{kCommitLockWaitSeconds};
 
 void notify(const char* moment, const std::string& path) {
   if (const CommitHook hook = commit_hook.load()) hook(moment, path);
@@ -140,13 +141,14 @@ class FolderLock {
     if (fd_ >= 0) ::close(fd_);
   }
 
-  // Take the lock of `dir`, waiting at most kCommitLockWaitSeconds for
-  // another holder; "" or why not ("lock PATH: reason").
+  // Take the lock of `dir`, waiting at most lock_wait_seconds for another
+  // holder; "" or why not ("lock PATH: reason").
   std::string take(const fs::path& dir) {
     const std::string path = (dir / kCommitLockName).string();
     fd_ = ::open(path.c_str(), O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);  // read-only suffices for flock
     if (fd_ < 0) return why("lock " + path, errno);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kCommitLockWaitSeconds);
+    const int wait = lock_wait_seconds.load();
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(wait);
     bool told = false;
     for (auto pause = std::chrono::milliseconds(1);; pause = std::min(2 * pause, std::chrono::milliseconds(50))) {
       if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return "";
@@ -155,7 +157,7 @@ class FolderLock {
       if (!told) notify("lock busy", path);
       told = true;
       if (std::chrono::steady_clock::now() >= deadline)
-        return "lock " + path + ": another writer has held it for " + std::to_string(kCommitLockWaitSeconds) + " s";
+        return "lock " + path + ": another writer has held it for " + std::to_string(wait) + " s";
       std::this_thread::sleep_for(pause);
     }
   }
@@ -424,6 +426,8 @@ std::vector<fs::path> journals_listing(const fs::path& dir, const fs::path& path
 }  // namespace
 
 void set_commit_hook(CommitHook hook) noexcept { commit_hook.store(hook); }
+
+void set_commit_lock_wait(int seconds) noexcept { lock_wait_seconds.store(seconds); }
 
 std::size_t recover_interrupted_writes(const std::string& path) noexcept {
   try {

@@ -89,4 +89,8 @@ bool complete_interrupted_write(const std::string& path);
 using CommitHook = void (*)(const char* moment, const std::string& path);
 void set_commit_hook(CommitHook hook) noexcept;
 
+// For tests: how long a writer waits for a held lock (by default
+// kCommitLockWaitSeconds).
+void set_commit_lock_wait(int seconds) noexcept;
+
 }  // namespace vp::catalog
