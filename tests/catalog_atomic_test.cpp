@@ -21,6 +21,8 @@
 #include "support.hpp"
 #include "vp/catalog/atomic_file.hpp"
 #include "vp/catalog/errors.hpp"
+#include "vp/catalog/json_mirror.hpp"
+#include "vp/catalog/writer.hpp"
 
 namespace {
 
@@ -430,4 +432,92 @@ TEST_CASE("atomic: a writer killed between the renames; the next reader complete
   CHECK(vp::catalog::complete_interrupted_write(json));
   CHECK(vp::test::read_text(json) == "mirror 1");
   CHECK(entries(dir.path()) == 3);  // the pair and the lock file: no journal, no temporary
+}
+
+namespace {
+
+struct Pair {
+  std::string cat, json;
+};
+
+Pair pair_of(const vp::catalog::Catalog& c) {
+  const std::vector<std::uint8_t> bytes = vp::catalog::write_catalog(c);
+  return Pair{std::string(bytes.begin(), bytes.end()), vp::catalog::dump_json(c)};
+}
+
+// In `folder`: the pair of rail_catalog(), then a writer of mixed_catalog()'s
+// pair killed between its renames.
+void half_replace(const std::string& folder) {
+  const std::string cat = folder + "/c.vpcat", json = folder + "/c.json";
+  const Pair old_pair = pair_of(vp::test::rail_catalog()), new_pair = pair_of(vp::test::mixed_catalog());
+  write_files_atomically({out(cat, old_pair.cat), out(json, old_pair.json)});
+  const Child w = fork_writer(die_after_first_rename, {out(cat, new_pair.cat), out(json, new_pair.json)});
+  REQUIRE(exit_status(w) == 128 + SIGKILL);
+  REQUIRE(vp::test::read_text(cat) == new_pair.cat);
+  REQUIRE(vp::test::read_text(json) == old_pair.json);
+}
+
+// The one entry of `folder` whose name contains `part`.
+std::string entry_named(const std::string& folder, const std::string& part) {
+  std::string found;
+  for (const auto& e : fs::directory_iterator(folder))
+    if (e.path().filename().string().find(part) != std::string::npos) found = e.path().string();
+  return found;
+}
+
+const std::string kCatalogTool = VP_CATALOG_BIN;
+
+}  // namespace
+
+TEST_CASE("atomic: vp-catalog validate of a half-replaced pair completes it first") {
+  vp::test::TempDir dir;
+  half_replace(dir.path());
+  const std::string json = dir.path() + "/c.json";
+  const vp::test::RunResult r = vp::test::run(kCatalogTool + " validate " + json);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == json + ": valid catalog (2 node types, 3 nodes, 8 GPUs)\n");  // the new mirror
+  CHECK(vp::test::read_text(json) == pair_of(vp::test::mixed_catalog()).json);
+  CHECK(entries(dir.path()) == 3);  // the pair and the lock file
+}
+
+TEST_CASE("atomic: a reader that may not complete a half-replaced pair says so, exit 2") {
+  // Read-only to this user: a folder without write permission, or, as root
+  // (whom permissions do not stop), a tmpfs remounted read-only.
+  vp::test::TempDir dir;
+  const std::string folder = dir.path() + "/pair";
+  fs::create_directory(folder);
+  const bool root = geteuid() == 0;
+  if (root && vp::test::run("mount -t tmpfs -o size=1m tmpfs " + vp::test::shell_quote(folder)).exit_code != 0) {
+    MESSAGE("root, and cannot mount a tmpfs here: the read-only case runs where it can");
+    return;
+  }
+  struct Unmount {
+    std::string at;
+    bool mounted;
+    ~Unmount() {
+      if (mounted) vp::test::run("umount " + vp::test::shell_quote(at));
+    }
+  } unmount{folder, root};
+  half_replace(folder);
+  const std::string json = folder + "/c.json", journal = entry_named(folder, ".commit."),
+                    temp = entry_named(folder, ".c.json.tmp.");
+  auto set_read_only = [&](bool ro) {
+    if (root)
+      REQUIRE(vp::test::run(std::string("mount -o remount,") + (ro ? "ro " : "rw ") + vp::test::shell_quote(folder))
+                  .exit_code == 0);
+    else
+      chmod(folder.c_str(), ro ? 0555 : 0755);
+  };
+  set_read_only(true);
+  vp::test::RunResult r = vp::test::run(kCatalogTool + " validate " + json);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "vp-catalog: error: " + json + ": an interrupted write of it is pending (commit journal " + journal +
+                     ": rename " + temp + " to " + json + ": " +
+                     (root ? "Read-only file system" : "Permission denied") +
+                     "); reading it as a user who may write into " + folder + " completes the write\n");
+  CHECK(vp::test::read_text(json) == pair_of(vp::test::rail_catalog()).json);
+  set_read_only(false);
+  r = vp::test::run(kCatalogTool + " validate " + json);
+  CHECK(r.exit_code == 0);
+  CHECK(vp::test::read_text(json) == pair_of(vp::test::mixed_catalog()).json);
 }

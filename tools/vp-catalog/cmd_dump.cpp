@@ -5,7 +5,7 @@
 
 #include "annotate.hpp"
 #include "commands.hpp"
-#include "vp/catalog/reader.hpp"
+#include "vp/cli/catalog_file.hpp"
 
 namespace vp::catalog_cli {
 
@@ -30,7 +30,7 @@ std::string plain(const std::vector<std::uint8_t>& bytes) {
 }
 
 int run(const DumpOptions& o) {
-  const std::vector<std::uint8_t> bytes = catalog::read_file_bytes(o.file);
+  const std::vector<std::uint8_t> bytes = vp::cli::read_catalog_bytes(o.file);
   fmt::print("{}", o.annotate ? annotate(bytes.data(), bytes.size()) : plain(bytes));
   return 0;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "vp/cli/catalog_file.hpp"
 #include "vp/catalog/errors.hpp"
 #include "vp/catalog/reader.hpp"
 #include "vp/catalog/summary.hpp"
@@ -75,7 +76,7 @@ void print_text(const InspectOptions& o, const vpcat::CatalogView& v, const cata
 }
 
 int run(const InspectOptions& o) {
-  const std::vector<std::uint8_t> bytes = catalog::read_file_bytes(o.file);
+  const std::vector<std::uint8_t> bytes = vp::cli::read_catalog_bytes(o.file);
   vpcat::CatalogView v;
   if (vpcat::Status st = vpcat::CatalogView::open(bytes.data(), bytes.size(), &v); !st.ok())
     throw catalog::status_error(st, o.file);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "vp/catalog/atomic_file.hpp"
 #include "vp/catalog/errors.hpp"
 #include "vp/catalog/json_mirror.hpp"
 #include "vp/catalog/reader.hpp"
@@ -11,6 +12,7 @@
 namespace vp::cli {
 
 void open_catalog_file(const std::string& path, vpcat::CatalogFile& out) {
+  catalog::complete_interrupted_write(path);
   const vpcat::Status s = vpcat::CatalogFile::open(path.c_str(), &out);
   if (s.ok()) return;
   // The reader names the path in I/O errors and not in format errors.
@@ -18,9 +20,14 @@ void open_catalog_file(const std::string& path, vpcat::CatalogFile& out) {
   throw catalog::status_error(s, m.rfind(path + ": ", 0) == 0 ? std::string() : path);
 }
 
+std::vector<std::uint8_t> read_catalog_bytes(const std::string& path) {
+  catalog::complete_interrupted_write(path);
+  return catalog::read_file_bytes(path);
+}
+
 LoadedCatalog load_catalog(const std::string& path) {
   LoadedCatalog l;
-  l.bytes = catalog::read_file_bytes(path);
+  l.bytes = read_catalog_bytes(path);
   const auto first = std::find_if(l.bytes.begin(), l.bytes.end(), [](std::uint8_t c) { return !std::isspace(c); });
   l.binary = first == l.bytes.end() || *first != '{';
   if (l.binary) {
