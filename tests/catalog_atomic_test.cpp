@@ -1,8 +1,12 @@
 // Atomic output: the new file appears whole, a catalog and its mirror land
-// together, a failed or killed write leaves the old files and no temporary
-// behind, and what is not a regular file is never replaced.
+// together, two writers of a pair commit one after the other, a failed or
+// killed write leaves the old files and no temporary behind (or a journal
+// that the next writer or reader completes), and what is not a regular file
+// is never replaced.
 #include <doctest/doctest.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -17,6 +21,8 @@
 #include "support.hpp"
 #include "vp/catalog/atomic_file.hpp"
 #include "vp/catalog/errors.hpp"
+#include "vp/catalog/json_mirror.hpp"
+#include "vp/catalog/writer.hpp"
 
 namespace {
 
@@ -151,7 +157,7 @@ TEST_CASE("atomic: a catalog and its mirror land together") {
   write_files_atomically({out(cat, "catalog 2"), out(json, "mirror 2")});
   CHECK(vp::test::read_text(cat) == "catalog 2");
   CHECK(vp::test::read_text(json) == "mirror 2");
-  CHECK(entries(dir.path()) == 2);  // no temporary, no journal
+  CHECK(entries(dir.path()) == 3);  // the pair and the lock file: no temporary, no journal
 }
 
 TEST_CASE("atomic: when the second file cannot be written, neither is replaced") {
@@ -171,7 +177,7 @@ TEST_CASE("atomic: when the second file cannot be written, neither is replaced")
   CHECK(error == json + ": cannot write the file (write: File too large)");
   CHECK(vp::test::read_text(cat) == "old catalog");
   CHECK(vp::test::read_text(json) == "old mirror");
-  CHECK(entries(dir.path()) == 2);
+  CHECK(entries(dir.path()) == 3);  // the pair and the lock file
 }
 
 TEST_CASE("atomic: a full file system keeps the old pair and leaves nothing") {
@@ -200,7 +206,7 @@ TEST_CASE("atomic: a full file system keeps the old pair and leaves nothing") {
   CHECK(error == json + ": cannot write the file (write: No space left on device)");
   CHECK(vp::test::read_text(cat) == "old catalog");
   CHECK(vp::test::read_text(json) == "old mirror");
-  CHECK(entries(mnt) == 2);
+  CHECK(entries(mnt) == 3);  // the pair and the lock file
 }
 
 TEST_CASE("atomic: a target that is not a regular file is refused, never replaced") {
@@ -291,8 +297,227 @@ TEST_CASE("atomic: killed at random moments, the pair is always whole and ends u
     const int rc = generation_of(vp::test::read_text(cat), "catalog", kCatBytes);
     const int rj = generation_of(vp::test::read_text(json), "mirror", kJsonBytes);
     CHECK(rc == rj);
-    CHECK(entries(dir.path()) == 2);
+    CHECK(entries(dir.path()) == 3);  // the pair and the lock file
   }
   MESSAGE("60 kills: " << mixed_before_recovery << " left a pair mid-commit, " << journals_completed
                        << " journals completed by recovery");
+}
+
+namespace {
+
+using vp::catalog::set_commit_hook;
+
+// The pipes a hooked writer (a forked child) talks to the test through.
+int tell_fd = -1, resume_fd = -1;
+
+void tell() { (void)!::write(tell_fd, "!", 1); }
+
+// Writer A: after renaming its catalog, say so and wait for the test's word.
+void pause_after_first_rename(const char* moment, const std::string&) {
+  if (std::string(moment) != "renamed") return;
+  tell();
+  char c;
+  (void)!::read(resume_fd, &c, 1);
+  set_commit_hook(nullptr);
+}
+
+// Writer B: say when it finds the lock held (then it waits).
+void tell_when_lock_busy(const char* moment, const std::string&) {
+  if (std::string(moment) == "lock busy") tell();
+}
+
+// A writer killed right after renaming its first file.
+void die_after_first_rename(const char* moment, const std::string&) {
+  if (std::string(moment) == "renamed") raise(SIGKILL);
+}
+
+// Fork a child that writes the pair (`cat`, `json`) with `hook` set; the
+// child's `tell()` goes to the returned pipe's read end.
+struct Child {
+  pid_t pid = -1;
+  int told = -1;  // read end: a byte per tell(), end of file once the child has exited
+};
+Child fork_writer(vp::catalog::CommitHook hook, const std::vector<OutputFile>& files, int resume = -1) {
+  int p[2];
+  REQUIRE(pipe(p) == 0);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::close(p[0]);
+    tell_fd = p[1];
+    resume_fd = resume;
+    set_commit_hook(hook);
+    try {
+      write_files_atomically(files);
+    } catch (...) {
+      _exit(3);
+    }
+    _exit(0);
+  }
+  ::close(p[1]);
+  return Child{pid, p[0]};
+}
+
+// 1 when the child said something, 0 when it exited without a word.
+ssize_t heard(const Child& c) {
+  char b;
+  return ::read(c.told, &b, 1);
+}
+
+int exit_status(const Child& c) {
+  int status = 0;
+  waitpid(c.pid, &status, 0);
+  ::close(c.told);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+}  // namespace
+
+TEST_CASE("atomic: a second writer of the pair waits for the first; the pair ends up as one wrote it") {
+  vp::test::TempDir dir;
+  const std::string cat = dir.path() + "/c.vpcat", json = dir.path() + "/c.json";
+  write_files_atomically({out(cat, "catalog 0"), out(json, "mirror 0")});
+  int resume[2];
+  REQUIRE(pipe(resume) == 0);
+  const std::string ca = "catalog A", ja = "mirror A", cb = "catalog B", jb = "mirror B";
+  const Child a = fork_writer(pause_after_first_rename, {out(cat, ca), out(json, ja)}, resume[0]);
+  const bool a_paused = heard(a) == 1;  // A has renamed its catalog, not yet its mirror
+  const Child b = a_paused ? fork_writer(tell_when_lock_busy, {out(cat, cb), out(json, jb)}) : Child{};
+  const bool b_waited = a_paused && heard(b) == 1;  // end of file instead: B committed while A was paused
+  (void)!::write(resume[1], "!", 1);
+  CHECK(a_paused);
+  CHECK(b_waited);
+  CHECK(exit_status(a) == 0);
+  if (a_paused) CHECK(exit_status(b) == 0);
+  ::close(resume[0]);
+  ::close(resume[1]);
+  CHECK(vp::test::read_text(cat) == cb);  // B committed after A: its pair, whole
+  CHECK(vp::test::read_text(json) == jb);
+  CHECK(fs::is_regular_file(dir.path() + "/" + vp::catalog::kCommitLockName));  // kept, see atomic_file.hpp
+  CHECK(entries(dir.path()) == 3);
+}
+
+TEST_CASE("atomic: a writer that cannot get the lock in time fails, naming the lock; the old pair stays") {
+  vp::test::TempDir dir;
+  const std::string cat = dir.path() + "/c.vpcat", json = dir.path() + "/c.json";
+  write_files_atomically({out(cat, "catalog 0"), out(json, "mirror 0")});
+  const std::string lock = dir.path() + "/" + vp::catalog::kCommitLockName;
+  const int held = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(held >= 0);
+  REQUIRE(flock(held, LOCK_EX) == 0);  // another open file description: as another writer
+  struct Restore {
+    int fd;
+    ~Restore() {
+      vp::catalog::set_commit_lock_wait(vp::catalog::kCommitLockWaitSeconds);
+      ::close(fd);
+    }
+  } restore{held};
+  vp::catalog::set_commit_lock_wait(0);
+  CHECK(error_of_pair(cat, json, "new") ==
+        cat + ": cannot write the file (lock " + lock + ": another writer has held it for 0 s)");
+  CHECK(vp::test::read_text(cat) == "catalog 0");
+  CHECK(vp::test::read_text(json) == "mirror 0");
+  CHECK(entries(dir.path()) == 3);  // no temporary left
+}
+
+TEST_CASE("atomic: a writer killed between the renames; the next reader completes the pair") {
+  vp::test::TempDir dir;
+  const std::string cat = dir.path() + "/c.vpcat", json = dir.path() + "/c.json";
+  write_files_atomically({out(cat, "catalog 0"), out(json, "mirror 0")});
+  CHECK(!vp::catalog::complete_interrupted_write(json));  // nothing pending
+  const Child w = fork_writer(die_after_first_rename, {out(cat, "catalog 1"), out(json, "mirror 1")});
+  REQUIRE(exit_status(w) == 128 + SIGKILL);
+  REQUIRE(vp::test::read_text(cat) == "catalog 1");
+  REQUIRE(vp::test::read_text(json) == "mirror 0");  // half new: the journal says what is left
+  CHECK(vp::catalog::complete_interrupted_write(json));
+  CHECK(vp::test::read_text(json) == "mirror 1");
+  CHECK(entries(dir.path()) == 3);  // the pair and the lock file: no journal, no temporary
+}
+
+namespace {
+
+struct Pair {
+  std::string cat, json;
+};
+
+Pair pair_of(const vp::catalog::Catalog& c) {
+  const std::vector<std::uint8_t> bytes = vp::catalog::write_catalog(c);
+  return Pair{std::string(bytes.begin(), bytes.end()), vp::catalog::dump_json(c)};
+}
+
+// In `folder`: the pair of rail_catalog(), then a writer of mixed_catalog()'s
+// pair killed between its renames.
+void half_replace(const std::string& folder) {
+  const std::string cat = folder + "/c.vpcat", json = folder + "/c.json";
+  const Pair old_pair = pair_of(vp::test::rail_catalog()), new_pair = pair_of(vp::test::mixed_catalog());
+  write_files_atomically({out(cat, old_pair.cat), out(json, old_pair.json)});
+  const Child w = fork_writer(die_after_first_rename, {out(cat, new_pair.cat), out(json, new_pair.json)});
+  REQUIRE(exit_status(w) == 128 + SIGKILL);
+  REQUIRE(vp::test::read_text(cat) == new_pair.cat);
+  REQUIRE(vp::test::read_text(json) == old_pair.json);
+}
+
+// The one entry of `folder` whose name contains `part`.
+std::string entry_named(const std::string& folder, const std::string& part) {
+  std::string found;
+  for (const auto& e : fs::directory_iterator(folder))
+    if (e.path().filename().string().find(part) != std::string::npos) found = e.path().string();
+  return found;
+}
+
+const std::string kCatalogTool = VP_CATALOG_BIN;
+
+}  // namespace
+
+TEST_CASE("atomic: vp-catalog validate of a half-replaced pair completes it first") {
+  vp::test::TempDir dir;
+  half_replace(dir.path());
+  const std::string json = dir.path() + "/c.json";
+  const vp::test::RunResult r = vp::test::run(kCatalogTool + " validate " + json);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == json + ": valid catalog (2 node types, 3 nodes, 8 GPUs)\n");  // the new mirror
+  CHECK(vp::test::read_text(json) == pair_of(vp::test::mixed_catalog()).json);
+  CHECK(entries(dir.path()) == 3);  // the pair and the lock file
+}
+
+TEST_CASE("atomic: a reader that may not complete a half-replaced pair says so, exit 2") {
+  // Read-only to this user: a folder without write permission, or, as root
+  // (whom permissions do not stop), a tmpfs remounted read-only.
+  vp::test::TempDir dir;
+  const std::string folder = dir.path() + "/pair";
+  fs::create_directory(folder);
+  const bool root = geteuid() == 0;
+  if (root && vp::test::run("mount -t tmpfs -o size=1m tmpfs " + vp::test::shell_quote(folder)).exit_code != 0) {
+    MESSAGE("root, and cannot mount a tmpfs here: the read-only case runs where it can");
+    return;
+  }
+  struct Unmount {
+    std::string at;
+    bool mounted;
+    ~Unmount() {
+      if (mounted) vp::test::run("umount " + vp::test::shell_quote(at));
+    }
+  } unmount{folder, root};
+  half_replace(folder);
+  const std::string json = folder + "/c.json", journal = entry_named(folder, ".commit."),
+                    temp = entry_named(folder, ".c.json.tmp.");
+  auto set_read_only = [&](bool ro) {
+    if (root)
+      REQUIRE(vp::test::run(std::string("mount -o remount,") + (ro ? "ro " : "rw ") + vp::test::shell_quote(folder))
+                  .exit_code == 0);
+    else
+      chmod(folder.c_str(), ro ? 0555 : 0755);
+  };
+  set_read_only(true);
+  vp::test::RunResult r = vp::test::run(kCatalogTool + " validate " + json);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "vp-catalog: error: " + json + ": an interrupted write of it is pending (commit journal " + journal +
+                     ": rename " + temp + " to " + json + ": " +
+                     (root ? "Read-only file system" : "Permission denied") +
+                     "); reading it as a user who may write into " + folder + " completes the write\n");
+  CHECK(vp::test::read_text(json) == pair_of(vp::test::rail_catalog()).json);
+  set_read_only(false);
+  r = vp::test::run(kCatalogTool + " validate " + json);
+  CHECK(r.exit_code == 0);
+  CHECK(vp::test::read_text(json) == pair_of(vp::test::mixed_catalog()).json);
 }

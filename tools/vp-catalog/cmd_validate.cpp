@@ -47,7 +47,10 @@ Runner setup_validate(CLI::App& app) {
   auto o = std::make_shared<ValidateOptions>();
   CLI::App* cmd = app.add_subcommand(
       "validate", "Verify a catalog; exit 0 valid, 3 invalid or mismatched, 2 unreadable");
-  cmd->add_option("FILE", o->file, "The .vpcat file (or its JSON mirror)")->required();
+  cmd->add_option("FILE", o->file,
+                  "The .vpcat file (or its JSON mirror); a write of the pair interrupted between its two files "
+                  "is completed first (exit 2 when this user cannot)")
+      ->required();
   cmd->add_option("--against", o->against,
                   "Re-run the analysis of this topology with the catalog's options and compare (without it, "
                   "validate checks the file's own rules, not that it describes this machine)");

@@ -6,6 +6,7 @@
 #include "vp/base/errors.hpp"
 #include "vp/base/input_file.hpp"
 #include "vp/base/inputs_read.hpp"
+#include "vp/catalog/atomic_file.hpp"
 #include "vp/catalog/errors.hpp"
 #include "vp/catalog/json_mirror.hpp"
 #include "vp/catalog/reader.hpp"
@@ -19,6 +20,7 @@ void open_catalog_file(const std::string& path, vpcat::CatalogFile& out) {
     const std::string bytes = read_input_file(path);
     s = vpcat::CatalogFile::open_copy(bytes.data(), bytes.size(), "standard input", &out);
   } else {
+    catalog::complete_interrupted_write(path);
     s = vpcat::CatalogFile::open(path.c_str(), &out);
     note_input_read(path);
   }
@@ -34,6 +36,7 @@ std::vector<std::uint8_t> read_catalog_bytes(const std::string& path) {
     const std::string bytes = read_input_file(path);
     return std::vector<std::uint8_t>(bytes.begin(), bytes.end());
   }
+  catalog::complete_interrupted_write(path);
   std::vector<std::uint8_t> bytes = catalog::read_file_bytes(path);
   note_input_read(path);
   return bytes;

@@ -5,6 +5,11 @@
 // catalog::CatalogError whose message starts with the path: unreadable (exit
 // 2) when the file cannot be read, invalid (exit 3) when it is read but
 // breaks a format rule.
+//
+// Each first completes an interrupted write of the file (catalog::
+// complete_interrupted_write: a writer killed between the renames of a
+// catalog and its mirror), so no tool reads half of a pair; when that cannot
+// be done (a read-only folder) it fails, unreadable, naming the journal.
 #pragma once
 
 #include <cstdint>
