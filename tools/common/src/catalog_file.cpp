@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "vp/base/input_file.hpp"
 #include "vp/catalog/errors.hpp"
 #include "vp/catalog/json_mirror.hpp"
 #include "vp/catalog/reader.hpp"
@@ -30,7 +31,7 @@ LoadedCatalog load_catalog(const std::string& path) {
       throw catalog::CatalogError(e.kind(), path + ": " + e.what(), e.code());
     }
   } else {
-    l.catalog = catalog::parse_json_catalog(std::string(l.bytes.begin(), l.bytes.end()), path);
+    l.catalog = reading_input(path, [&] { return catalog::parse_json_catalog(std::string(l.bytes.begin(), l.bytes.end()), path); });
     // A mirror holds the same catalog: it obeys the same format rules, which
     // the writer verifies (so no tool reads a mirror that its .vpcat would fail).
     try {

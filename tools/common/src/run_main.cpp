@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <string_view>
 
 #include "vp/base/errors.hpp"
@@ -46,6 +47,13 @@ int report_error(const Tool& tool, const std::exception& e) {
     fmt::print(stderr, "{}: error: {}\n", tool.name, known->what());
     return static_cast<int>(known->exit_code());
   }
+  // The readers name the input that ran out of memory (vp::reading_input);
+  // this is the rest: work on inputs too large for the memory given.
+  if (dynamic_cast<const std::bad_alloc*>(&e) != nullptr) {
+    fmt::print(stderr, "{}: error: out of memory (the inputs need more memory than this machine or its ulimit gives)\n",
+               tool.name);
+    return static_cast<int>(ExitCode::bad_input);
+  }
   fmt::print(stderr, "{}: internal error: {}\n", tool.name, e.what());
   return static_cast<int>(ExitCode::internal);
 }
@@ -61,8 +69,13 @@ void add_input_limit_options(CLI::App& app) {
          [&limits](double seconds) {
            limits.max_wait = std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000.0 + 0.5));
          },
-         "Refuse a pipe or device input that gives no data for this many seconds (default 60)")
+         "Refuse a pipe or device input that has not ended this many seconds after it was opened (default 60)")
       ->check(CLI::Range(0.001, 86400.0))
+      ->group("Input limits");
+  app.add_option("--max-json-memory", limits.max_json_memory,
+                 "Refuse a JSON input whose parsed form would take more memory than this (bytes, or with a unit: "
+                 "512MiB; default 2GiB)")
+      ->transform(CLI::AsSizeValue(false))
       ->group("Input limits");
 }
 
