@@ -143,13 +143,69 @@ TEST_CASE("every tool: --max-input-bytes bounds the files it reads; - reads stan
   CHECK(r.err.find("not a regular file") != std::string::npos);
 }
 
+TEST_CASE("read_input_file: a FIFO that trickles is refused at --max-input-wait, not read for as long as it trickles") {
+  LimitsGuard guard;
+  vp::input_limits().max_wait = std::chrono::milliseconds(1000);
+  TempDir dir;
+  const std::string fifo = dir.path() + "/fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  // A byte every 0.2 s for 30 s: each wait is short, the whole is not.
+  REQUIRE(vp::test::run("(exec 3>" + shell_quote(fifo) +
+                        "; for i in $(seq 150); do printf ' ' >&3 || exit 0; sleep 0.2; done) >/dev/null 2>&1 &")
+              .exit_code == 0);
+  CHECK(error_of(fifo) == fifo + ": cannot read the file (no end after 1000 ms: a pipe or FIFO still being written, "
+                                 "or trickling? --max-input-wait raises the wait)");
+}
+
+TEST_CASE("JSON inputs: a tree beyond --max-json-memory is refused at its place before it is built") {
+  TempDir dir;
+  // 64 rows of 64 zeros: 4,096 numbers, an estimated tree of about 200 KB.
+  std::string row = "[0";
+  for (int j = 1; j < 64; ++j) row += ",0";
+  row += "]";
+  std::string demand = "{\"gpus\": 64, \"bytes\": [\n" + row;
+  for (int i = 1; i < 64; ++i) demand += ",\n" + row;
+  demand += "]}\n";
+  const std::string path = dir.write("D.json", demand);
+  const std::string catalog = vp::test::fixture("catalogs/format-1.0/quad-rail4.vpcat");
+  RunResult r = tool(kPlan, "--catalog " + shell_quote(catalog) + " --demand " + shell_quote(path) +
+                                " --max-json-memory 64KiB");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.rfind("vp-plan: error: " + path + ":", 0) == 0);
+  CHECK(r.err.find(": too large to parse (by this value its tree would take more than the limit of 65536 bytes for a "
+                   "JSON input; --max-json-memory raises it)\n") != std::string::npos);
+  // Within the budget the same file is read (and refused for its size against the catalog, a later check).
+  r = tool(kPlan, "--catalog " + shell_quote(catalog) + " --demand " + shell_quote(path) + " --max-json-memory 1MiB");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("does not match the catalog") != std::string::npos);
+}
+
+TEST_CASE("JSON inputs: out of memory (ulimit -v) is exit 2 naming the file, never an abort") {
+  TempDir dir;
+  // 3 million numbers (6 MB): an estimated tree of 96 MB (144 MB with the
+  // room to free it), more than a 120 MB address space holds; the tool
+  // before this check aborted there (std::terminate while freeing the tree).
+  std::string demand = "{\"gpus\": 2, \"entries\": [[0";
+  demand.reserve(6'000'100);
+  for (int i = 1; i < 3'000'000; ++i) demand += ",0";
+  demand += "]]}";
+  const std::string path = dir.write("big.json", demand);
+  const std::string catalog = vp::test::fixture("catalogs/format-1.0/quad-rail4.vpcat");
+  const std::string plan = shell_quote(kPlan) + " --catalog " + shell_quote(catalog) + " --demand " + shell_quote(path);
+  const RunResult r = vp::test::run("sh -c " + shell_quote("ulimit -v 120000; exec " + plan));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "vp-plan: error: " + path +
+                     ": out of memory while reading the file (it needs more memory than this machine or its ulimit "
+                     "gives; --max-input-bytes and --max-json-memory lower what an input may take)\n");
+}
+
 TEST_CASE("vp-analyze: node types and clusters beyond the --max-* limits are refused before the analysis") {
   TempDir dir;
   const std::string wide = dir.write("wide.txt", nvidia_smi_matrix(34));
   RunResult r = tool(kAnalyze, "--input " + shell_quote(wide) + " --out " + shell_quote(dir.path() + "/w.vpcat"));
   CHECK(r.exit_code == 2);
-  CHECK(r.err.find(wide + ": node type ") != std::string::npos);
-  CHECK(r.err.find(": 34 GPUs, above the limit of 32 GPUs of a node (--max-node-gpus)\n") != std::string::npos);
+  CHECK(r.err == "vp-analyze: error: " + wide + ":1: header: more than 32 GPUs, the limit of GPUs of a node "
+                                                "(--max-node-gpus)\n");
   r = tool(kAnalyze, "topology --input " + shell_quote(wide) + " --max-node-gpus 34");
   CHECK(r.exit_code == 0);
 

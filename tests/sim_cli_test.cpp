@@ -245,6 +245,14 @@ TEST_CASE("vp-sim errors: where, what, why, and the exit code") {
               "--workload moe: unknown key \"zipff\" (expected zipf, hidden, experts, topk, tokens, elem, seed)");
   check_error(f.sim("--workload moe:zipf=x"), 1, "--workload moe: zipf=x is not a number");
   check_error(f.sim("--workload hotspot:hot=32"), 1, "--workload hotspot: hot=32 is not a GPU (the catalog has 32)");
+  // Parameters that set a generator's work are capped: a slip is a usage
+  // error, not a run of days with no output.
+  check_error(f.sim("--workload drift:calls=100000000"), 1,
+              "--workload drift: calls=100000000 is above the limit of 1000 (a cap that keeps a run within minutes)");
+  check_error(f.sim("--workload moe:tokens=1e8,hidden=1e8"), 1,
+              "--workload moe: tokens=1e8 is above the limit of 1048576 (a cap that keeps a run within minutes)");
+  check_error(f.sim("--workload moe:hidden=1e8"), 1,
+              "--workload moe: hidden=1e8 is above the limit of 1048576 (a cap that keeps a run within minutes)");
   check_error(f.sim("--workload uniform --schedulers fanout,deepep"), 1,
               "--schedulers: unknown scheduler \"deepep\" (expected all, or a comma list of variopath, fanout, "
               "nccl, spreadout, fast, deepep_nvlink_style, deepep_pcie)");

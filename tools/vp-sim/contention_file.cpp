@@ -2,17 +2,17 @@
 
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "vp/base/input_file.hpp"
+#include "vp/base/json_document.hpp"
 #include "vp/topology/errors.hpp"
 
 namespace vp::sim_cli {
 
 namespace {
 
-using nlohmann::json;
+using json = vp::json::Json;
 
 class Reader {
  public:
@@ -70,13 +70,9 @@ class Reader {
 
 sim::ContentionModel read_contention_file(const std::string& path) {
   Reader r(path);
-  const std::string text = vp::read_input_file(path);
-  json root;
-  try {
-    root = json::parse(text);
-  } catch (const json::parse_error& e) {
-    r.fail(fmt::format("not JSON (at byte {})", e.byte));
-  }
+  // The JSON front end: syntax errors at their line, the tree within its budget.
+  const vp::json::Document doc = vp::json::Document::read_file(path);
+  const json& root = doc.root();
   if (!root.is_object()) r.fail("top level: must be an object");
   if (root.value("format", std::string()) != "vp-contention") r.fail("format: must be \"vp-contention\"");
   if (!root.contains("version") || root["version"] != 1) r.fail("version: must be 1");

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <stdexcept>
 
 #include "vp/sim/workloads.hpp"
@@ -13,11 +14,25 @@ namespace vp::sim_cli {
 
 namespace {
 
+// The integers the generators take as counts (a whole double up to 2^53).
+constexpr double kNoCap = 1e15;
+// Caps on what sets the work and memory of a generator, each far above the
+// largest case of docs/ and scripts/evaluate.sh (tokens 32768, hidden 4096,
+// 128 experts, 50 calls: the 256-GPU drift sequence takes 3 min), so that a
+// slip (calls=1e8) is a usage error and not a run of days: the work of a call
+// grows with GPUs x tokens x topk, its memory with experts.
+constexpr double kMaxTokens = 1 << 20;
+constexpr double kMaxHidden = 1 << 20;
+constexpr double kMaxExperts = 1 << 16;
+constexpr double kMaxElem = 64;
+constexpr double kMaxCalls = 1000;
+
 struct Key {
   const char* name;
   double value;   // default
   bool integer;   // must be a whole number >= 0 (> 0 where 0 makes no sense)
   double min;     // smallest allowed value
+  double max = std::numeric_limits<double>::infinity();  // largest allowed value
 };
 
 const std::map<std::string, std::vector<Key>>& workloads() {
@@ -26,20 +41,21 @@ const std::map<std::string, std::vector<Key>>& workloads() {
       {"hotspot", {{"bytes", 1048576, true, 0}, {"hot", 0, true, 0}, {"factor", 10, false, 0}}},
       {"moe",
        {{"zipf", 1.0, false, 0},
-        {"hidden", 2048, true, 1},
-        {"experts", 128, true, 1},
-        {"topk", 8, true, 1},
-        {"tokens", 4096, true, 0},
-        {"elem", 2, true, 1},
+        {"hidden", 2048, true, 1, kMaxHidden},
+        {"experts", 128, true, 1, kMaxExperts},
+        {"topk", 8, true, 1, kMaxExperts},
+        {"tokens", 4096, true, 0, kMaxTokens},
+        {"elem", 2, true, 1, kMaxElem},
         {"seed", 1, true, 0}}},
-      {"seqpar", {{"tokens", 32768, true, 0}, {"hidden", 4096, true, 1}, {"elem", 2, true, 1}}},
+      {"seqpar",
+       {{"tokens", 32768, true, 0, kMaxTokens}, {"hidden", 4096, true, 1, kMaxHidden}, {"elem", 2, true, 1, kMaxElem}}},
       {"drift",
-       {{"calls", 50, true, 1},
-        {"hidden", 2048, true, 1},
-        {"experts", 128, true, 1},
-        {"topk", 8, true, 1},
-        {"tokens", 4096, true, 0},
-        {"elem", 2, true, 1},
+       {{"calls", 50, true, 1, kMaxCalls},
+        {"hidden", 2048, true, 1, kMaxHidden},
+        {"experts", 128, true, 1, kMaxExperts},
+        {"topk", 8, true, 1, kMaxExperts},
+        {"tokens", 4096, true, 0, kMaxTokens},
+        {"elem", 2, true, 1, kMaxElem},
         {"seed", 1, true, 0}}},
   };
   return table;
@@ -121,9 +137,12 @@ WorkloadSpec parse_workload(const std::string& spec) {
     const double v = text.empty() ? NAN : std::strtod(text.c_str(), &end);
     if (text.empty() || *end != '\0' || !std::isfinite(v))
       fail(fmt::format("{}: {}={} is not a number", w.name, key, text));
-    if (v < k->min || (k->integer && (v != std::floor(v) || v > 1e15)))
+    if (v < k->min || (k->integer && (v != std::floor(v) || v > kNoCap)))
       fail(fmt::format("{}: {}={} must be {} >= {:g}", w.name, key, text, k->integer ? "a whole number" : "a number",
                        k->min));
+    if (v > k->max)
+      fail(fmt::format("{}: {}={} is above the limit of {} (a cap that keeps a run within minutes)", w.name, key,
+                       text, k->max));
     w.values[key] = v;
   }
   return w;

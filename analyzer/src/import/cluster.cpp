@@ -545,7 +545,9 @@ ClusterSpec load_cluster_spec(const std::string& path, const Topology* default_n
   return load_cluster_spec(path, DefaultNodeType([default_node_type] { return default_node_type; }), opts);
 }
 
-ClusterSpec load_cluster_spec(const std::string& path, const DefaultNodeType& default_node_type,
+namespace {
+
+ClusterSpec read_cluster_spec(const std::string& path, const DefaultNodeType& default_node_type,
                               const ImportOptions& opts) {
   const json::Document text(path, read_input_file(path));
   const Json& doc = text.root();
@@ -560,6 +562,13 @@ ClusterSpec load_cluster_spec(const std::string& path, const DefaultNodeType& de
   }
   check_spec(spec, path);
   return spec;
+}
+
+}  // namespace
+
+ClusterSpec load_cluster_spec(const std::string& path, const DefaultNodeType& default_node_type,
+                              const ImportOptions& opts) {
+  return reading_input(path, [&] { return read_cluster_spec(path, default_node_type, opts); });
 }
 
 ClusterSpec cluster_from_shortcut(const Topology& node_type, std::uint32_t count, FabricKind kind,

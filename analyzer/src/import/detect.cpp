@@ -79,7 +79,9 @@ InputFormat detect_format(const std::string& path, std::string_view content) {
                    "name it with --format)");
 }
 
-Topology import_topology(const std::string& path, InputFormat format, const ImportOptions& opts) {
+namespace {
+
+Topology import_content(const std::string& path, InputFormat format, const ImportOptions& opts) {
   std::string content = read_input_file(path);
   if (format == InputFormat::auto_detect) format = detect_format(path, content);
   switch (format) {
@@ -90,6 +92,12 @@ Topology import_topology(const std::string& path, InputFormat format, const Impo
     case InputFormat::auto_detect: break;
   }
   throw InputError(path, 0, "unknown format");
+}
+
+}  // namespace
+
+Topology import_topology(const std::string& path, InputFormat format, const ImportOptions& opts) {
+  return reading_input(path, [&] { return import_content(path, format, opts); });
 }
 
 }  // namespace vp

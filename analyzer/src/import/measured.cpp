@@ -388,7 +388,7 @@ Measurement parse_measurement(const std::string& file, const std::string& text) 
 }
 
 Measurement read_measurement(const std::string& path) {
-  return parse_measurement(input_name(path), read_input_file(path));
+  return reading_input(path, [&] { return parse_measurement(input_name(path), read_input_file(path)); });
 }
 
 std::vector<std::size_t> map_measured_devices(const Topology& t, const Measurement& m, std::string* assumption) {

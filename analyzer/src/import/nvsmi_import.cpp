@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cstdint>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -21,6 +22,7 @@
 
 #include "pci_classify.hpp"
 #include "vp/import/import.hpp"
+#include "vp/topology/cluster.hpp"
 #include "vp/topology/errors.hpp"
 
 namespace vp {
@@ -82,21 +84,35 @@ std::string clean(std::string_view line) {
   return out;
 }
 
-std::vector<std::string> split_lines(std::string_view content) {
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start < content.size()) {
-    std::size_t end = std::min(content.find('\n', start), content.size());
-    lines.push_back(clean(content.substr(start, end - start)));
-    start = end + 1;
+// The lines of the text one at a time, cleaned: only the lines the reader
+// needs are copied, so a file of many lines costs no more than its text.
+class Lines {
+ public:
+  explicit Lines(std::string_view content) : s_(content) {}
+  // The next line into `line`; false at the end of the text.
+  bool next(std::string& line) {
+    if (pos_ >= s_.size()) return false;
+    const std::size_t end = std::min(s_.find('\n', pos_), s_.size());
+    line = clean(s_.substr(pos_, end - pos_));
+    pos_ = end + 1;
+    ++number_;
+    return true;
   }
-  return lines;
-}
+  int number() const { return number_; }  // 1-based, of the line last read
 
-std::vector<std::string_view> tokens(std::string_view line) {
+ private:
+  std::string_view s_;
+  std::size_t pos_ = 0;
+  int number_ = 0;
+};
+
+// The words of `line`, at most `most` of them (a longer line is cut: the
+// caller, which knows how many it can use, refuses it), so that a line of
+// millions of words never becomes millions of views.
+std::vector<std::string_view> tokens(std::string_view line, std::size_t most) {
   std::vector<std::string_view> out;
   std::size_t i = 0;
-  while ((i = line.find_first_not_of(" \t", i)) != std::string_view::npos) {
+  while (out.size() < most && (i = line.find_first_not_of(" \t", i)) != std::string_view::npos) {
     std::size_t end = std::min(line.find_first_of(" \t", i), line.size());
     out.push_back(line.substr(i, end - i));
     i = end;
@@ -141,19 +157,21 @@ class MatrixReader {
   explicit MatrixReader(const std::string& path) : path_(path) {}
 
   Matrix read(std::string_view content) {
-    std::vector<std::string> lines = split_lines(content);
-    std::size_t at = 0;
-    while (at < lines.size() && tokens(lines[at]).empty()) ++at;
-    if (at == lines.size()) throw InputError(path_, 0, "no `nvidia-smi topo -m` header row (the file is blank)");
-    read_header(tokens(lines[at]), static_cast<int>(at) + 1);
+    Lines lines(content);
+    std::string line;
+    bool header = false;
+    while (!header && lines.next(line)) header = !tokens(line, 1).empty();
+    if (!header) throw InputError(path_, 0, "no `nvidia-smi topo -m` header row (the file is blank)");
+    const int header_line = lines.number();
+    read_header(tokens(line, max_header_words() + 1), header_line);
     m_.cells.assign(m_.size(), std::vector<Cell>(m_.size()));
     for (std::size_t i = 0; i < m_.size(); ++i) {
-      std::size_t row = at + 1 + i;
-      m_.devices[i].line = static_cast<int>(row) + 1;
-      read_row(i, row < lines.size() ? tokens(lines[row]) : std::vector<std::string_view>{});
+      const bool row = lines.next(line);
+      m_.devices[i].line = header_line + 1 + static_cast<int>(i);
+      read_row(i, row ? tokens(line, m_.size() + 2 + trailing_) : std::vector<std::string_view>{});
     }
     check_symmetry();
-    read_nic_legend(lines, at + 1 + m_.size());
+    read_nic_legend(lines);
     return std::move(m_);
   }
 
@@ -184,7 +202,15 @@ class MatrixReader {
       fail(line, "names no GPUs: the header row has no GPU0 column (expected `nvidia-smi topo -m` output)");
   }
 
+  // Device columns within the limits of a node, and the trailing columns'
+  // words: a longer header is refused before anything its size is built.
+  static std::size_t max_header_words() {
+    const AnalysisLimits& l = analysis_limits();
+    return static_cast<std::size_t>(std::min<std::uint64_t>(l.max_node_gpus + l.max_node_nics, 1u << 20)) + 7;
+  }
+
   void add_device(std::string_view label, int line) {
+    const AnalysisLimits& l = analysis_limits();
     Device d;
     d.label = std::string(label);
     // "GPU" and digits is a GPU column, even when the number overflows an int.
@@ -194,8 +220,14 @@ class MatrixReader {
       if (label != fmt::format("GPU{}", gpus_)) fail(line, fmt::format("header: expected GPU{}, got {}", gpus_, label));
       d.gpu = true;
       d.index = gpus_++;
+      if (static_cast<std::uint64_t>(gpus_) > l.max_node_gpus)
+        fail(line, fmt::format("header: more than {} GPUs, the limit of GPUs of a node (--max-node-gpus)",
+                               l.max_node_gpus));
     } else {
       d.index = nics_++;
+      if (static_cast<std::uint64_t>(nics_) > l.max_node_nics)
+        fail(line, fmt::format("header: more than {} NICs, the limit of NICs of a node (--max-node-nics)",
+                               l.max_node_nics));
       d.name = d.label;  // old drivers name NICs by device; NICk is renamed by the NIC Legend
     }
     if (std::any_of(m_.devices.begin(), m_.devices.end(), [&](const Device& o) { return o.label == label; }))
@@ -211,8 +243,9 @@ class MatrixReader {
     if (toks.size() < n + 1)
       fail(d.line, fmt::format("ragged row: {} has {} entries, expected {}", d.label, toks.size() - 1, n));
     if (toks.size() > n + 1 + trailing_)
-      fail(d.line, fmt::format("ragged row: {} has {} fields after its {} entries, expected at most {}", d.label,
-                               toks.size() - n - 1, n, trailing_));
+      fail(d.line, fmt::format("ragged row: {} has {}{} fields after its {} entries, expected at most {}", d.label,
+                               toks.size() == n + 2 + trailing_ ? "more than " : "",
+                               toks.size() == n + 2 + trailing_ ? trailing_ : toks.size() - n - 1, n, trailing_));
     for (std::size_t j = 0; j < n; ++j) m_.cells[i][j] = read_cell(i, j, toks[j + 1]);
     std::size_t numa_at = n + 1 + static_cast<std::size_t>(numa_column_);
     if (d.gpu && numa_column_ >= 0 && numa_at < toks.size()) d.numa = number(toks[numa_at]);
@@ -244,13 +277,12 @@ class MatrixReader {
   }
 
   // "NIC Legend:" followed by lines "NIC0: mlx5_0".
-  void read_nic_legend(const std::vector<std::string>& lines, std::size_t from) {
-    auto start = std::find_if(lines.begin() + static_cast<std::ptrdiff_t>(std::min(from, lines.size())), lines.end(),
-                              [](const std::string& l) {
-                                return tokens(l) == std::vector<std::string_view>{"NIC", "Legend:"};
-                              });
-    for (auto it = start == lines.end() ? start : start + 1; it != lines.end(); ++it) {
-      std::vector<std::string_view> toks = tokens(*it);
+  void read_nic_legend(Lines& lines) {
+    std::string line;
+    bool legend = false;
+    while (!legend && lines.next(line)) legend = tokens(line, 3) == std::vector<std::string_view>{"NIC", "Legend:"};
+    while (legend && lines.next(line)) {
+      std::vector<std::string_view> toks = tokens(line, 3);
       if (toks.empty()) continue;
       if (toks.size() != 2 || toks[0].empty() || toks[0].back() != ':') break;
       std::string_view label = toks[0].substr(0, toks[0].size() - 1);

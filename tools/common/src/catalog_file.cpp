@@ -55,7 +55,9 @@ LoadedCatalog load_catalog(const std::string& path) {
       throw catalog::CatalogError(e.kind(), name + ": " + e.what(), e.code());
     }
   } else {
-    l.catalog = catalog::parse_json_catalog(std::string(l.bytes.begin(), l.bytes.end()), input_name(path));
+    l.catalog = reading_input(path, [&] {
+      return catalog::parse_json_catalog(std::string(l.bytes.begin(), l.bytes.end()), input_name(path));
+    });
     // A mirror holds the same catalog: it obeys the same format rules, which
     // the writer verifies (so no tool reads a mirror that its .vpcat would fail).
     try {

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "vp/base/input_file.hpp"
+
 namespace vp::cli {
 
 namespace {
@@ -183,7 +185,9 @@ DemandFile parse_demand(const std::string& path, const std::string& text) {
 }
 
 DemandFile read_demand_file(const std::string& path) {
-  return from_document(std::make_shared<const json::Document>(json::Document::read_file(path, json::ParseOptions{true})));
+  return reading_input(path, [&] {
+    return from_document(std::make_shared<const json::Document>(json::Document::read_file(path, json::ParseOptions{true})));
+  });
 }
 
 }  // namespace vp::cli

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <new>
 #include <string_view>
 
 #include "vp/base/errors.hpp"
@@ -55,6 +56,12 @@ int report_error(const Tool& tool, const std::exception& e) {
     vp::error(tool.name, known->what());
     return static_cast<int>(known->exit_code());
   }
+  // The readers name the input that ran out of memory (vp::reading_input);
+  // this is the rest: work on inputs too large for the memory given.
+  if (dynamic_cast<const std::bad_alloc*>(&e) != nullptr) {
+    vp::error(tool.name, "out of memory (the inputs need more memory than this machine or its ulimit gives)");
+    return static_cast<int>(ExitCode::bad_input);
+  }
   vp::write_message(stderr, fmt::format("{}: internal error: {}\n", tool.name, e.what()));
   return static_cast<int>(ExitCode::internal);
 }
@@ -70,8 +77,13 @@ void add_input_limit_options(CLI::App& app) {
          [&limits](double seconds) {
            limits.max_wait = std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000.0 + 0.5));
          },
-         "Refuse a pipe or device input that gives no data for this many seconds (default 60)")
+         "Refuse a pipe or device input that has not ended this many seconds after it was opened (default 60)")
       ->check(CLI::Range(0.001, 86400.0))
+      ->group("Input limits");
+  app.add_option("--max-json-memory", limits.max_json_memory,
+                 "Refuse a JSON input whose parsed form would take more memory than this (bytes, or with a unit: "
+                 "512MiB; default 2GiB)")
+      ->transform(CLI::AsSizeValue(false))
       ->group("Input limits");
 }
 

@@ -10,6 +10,24 @@
 // The document is parsed once with nlohmann::json; positions are found only
 // when an error is reported (a scan of the text along the value's path), so
 // reading a valid file pays nothing for them.
+//
+// The parsed tree takes far more memory than the text: 16 to 80 bytes a
+// value, up to about 30 times the text for [[],[],...] and about 13 times
+// for a demand file's numbers. Before parsing, one scan of the text (no
+// allocation) estimates the tree from its tokens, with the cost of each as
+// an upper bound of what nlohmann::ordered_json allocates for it, and refuses
+// the document at the first value by which the estimate exceeds
+// InputLimits::max_json_memory (--max-json-memory, default 2 GiB), naming
+// its line and column. Why a scan and not nlohmann's callback or SAX
+// interface: those report no position for a value that is not an error, and
+// they run while the tree is built, so a refusal would come after memory was
+// spent; the scan refuses before. A JSON input then takes at most its text
+// (twice where a reader copies it) plus the budget plus what the reader
+// builds from the tree (docs/importers.md "Limits"). On a machine (or under a
+// ulimit -v) with less memory than the estimate and half again, the input is
+// refused before parsing (InputError "out of memory while reading the file",
+// exit 2): nlohmann frees a tree with a destructor that allocates, so a parse
+// left to fail half-way would end in std::terminate, not in an error.
 #pragma once
 
 #include <cstddef>
@@ -44,7 +62,9 @@ struct ParseOptions {
 class Document {
  public:
   // Parse `text`; `path` names the file in messages. A syntax error throws
-  // InputError at its line and column: "malformed JSON (why)".
+  // InputError at its line and column: "malformed JSON (why)"; a document
+  // beyond the memory budget "too large to parse (...)" at the value that
+  // exceeds it.
   Document(std::string path, std::string text, ParseOptions options = {});
   // Read and parse the file `path`. InputError(path, 0, "cannot read the
   // file (the system's reason)") when it cannot be read.
@@ -67,6 +87,8 @@ class Document {
   InputError error_at_offset(std::size_t offset, const std::string& reason) const;
 
  private:
+  void parse(ParseOptions options);
+
   std::string path_;
   std::string text_;
   Json root_;
