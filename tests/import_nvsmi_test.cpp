@@ -258,7 +258,7 @@ TEST_CASE("nvsmi: malformed matrices name the line and the reason") {
         "topo.txt:3: unknown path type \"0-7\" (GPU1 to NIC0; expected X, PIX, PXB, PHB, NODE, SYS, SOC or NV#)");
   CHECK(import_error(header + gpu0 + "GPU1\tPIX\t X \n") == "topo.txt:3: ragged row: GPU1 has 2 entries, expected 3");
   CHECK(import_error(header + gpu0 + "GPU1\tPIX\t X \tPIX\t0-7\t0\tN/A\t1\n") ==
-        "topo.txt:3: ragged row: GPU1 has 4 fields after its 3 entries, expected at most 3");
+        "topo.txt:3: ragged row: GPU1 has more than 3 fields after its 3 entries, expected at most 3");
   CHECK(import_error(header + gpu0 + gpu1) == "topo.txt:4: expected the row of NIC0, got \"\"");
   CHECK(import_error(header + gpu0 + nic0 + gpu1) == "topo.txt:3: expected the row of GPU1, got \"NIC0\"");
   CHECK(import_error(header + gpu0 + gpu1 + "NIC0\tPIX\tPIX\tPIX\n") ==
