@@ -7,23 +7,22 @@
 
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <tuple>
 #include <vector>
 
-#include "support.hpp"
+#include "tools_support.hpp"
 
+using vp::test::file_bytes;
+using vp::test::kAnalyze;
+using vp::test::kCatalog;
+using vp::test::kPlan;
+using vp::test::kSim;
 using vp::test::RunResult;
 using vp::test::shell_quote;
 
 namespace {
-
-const std::string kAnalyze = VP_ANALYZE_BIN;
-const std::string kCatalog = VP_CATALOG_BIN;
-const std::string kPlan = VP_PLAN_BIN;
-const std::string kSim = VP_SIM_BIN;
 
 // The three ways standard error is lost, as shell redirections of `command`;
 // standard output stays the test's. The broken pipe's reader (`true`) is gone
@@ -51,11 +50,6 @@ RunResult run_without_stderr(const std::string& command, Lost how, const vp::tes
   r.exit_code = -1;
   in >> r.exit_code;
   return r;
-}
-
-std::string file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 }  // namespace

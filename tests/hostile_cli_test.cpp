@@ -5,38 +5,25 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 
-#include "support.hpp"
+#include "tools_support.hpp"
 
+using vp::test::check;
+using vp::test::file_bytes;
+using vp::test::kAnalyze;
+using vp::test::kCatalog;
+using vp::test::kPlan;
 using vp::test::RunResult;
 using vp::test::shell_quote;
+using vp::test::tool;
 
 namespace {
-
-const std::string kAnalyze = VP_ANALYZE_BIN;
-const std::string kCatalog = VP_CATALOG_BIN;
-const std::string kPlan = VP_PLAN_BIN;
-
-RunResult tool(const std::string& bin, const std::string& args) { return vp::test::run(shell_quote(bin) + " " + args); }
 
 // `bin args` with `file` on standard input (in a shell of its own: run()
 // gives the command /dev/null as its standard input).
 RunResult tool_reading(const std::string& bin, const std::string& args, const std::string& file) {
   return vp::test::run("sh -c " + shell_quote(shell_quote(bin) + " " + args + " <" + shell_quote(file)));
-}
-
-std::string file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void check(const RunResult& r, int code, const std::string& err) {
-  CHECK(r.exit_code == code);
-  CHECK(r.err == err);
-  CHECK(r.out.empty());
 }
 
 const std::string kGolden = vp::test::fixture("catalogs/format-1.0/quad-rail4.vpcat");

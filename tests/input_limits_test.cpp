@@ -11,21 +11,19 @@
 #include <chrono>
 #include <string>
 
-#include "support.hpp"
+#include "tools_support.hpp"
 #include "vp/base/errors.hpp"
 #include "vp/base/input_file.hpp"
 
+using vp::test::kAnalyze;
+using vp::test::kCatalog;
+using vp::test::kPlan;
 using vp::test::RunResult;
 using vp::test::shell_quote;
 using vp::test::TempDir;
+using vp::test::tool;
 
 namespace {
-
-const std::string kAnalyze = VP_ANALYZE_BIN;
-const std::string kCatalog = VP_CATALOG_BIN;
-const std::string kPlan = VP_PLAN_BIN;
-
-RunResult tool(const std::string& bin, const std::string& args) { return vp::test::run(shell_quote(bin) + " " + args); }
 
 std::string error_of(const std::string& path) {
   try {

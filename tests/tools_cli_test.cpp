@@ -8,24 +8,23 @@
 #include <stdexcept>
 #include <string>
 
-#include "support.hpp"
+#include "tools_support.hpp"
 #include "vp/base/errors.hpp"
 #include "vp/catalog/errors.hpp"
 #include "vp/cli/run_main.hpp"
 #include "vpcat/format.hpp"
 #include "vpcat/version.hpp"
 
+using vp::test::check;
+using vp::test::kAnalyze;
+using vp::test::kCatalog;
+using vp::test::kPlan;
+using vp::test::kSim;
 using vp::test::RunResult;
 using vp::test::shell_quote;
+using vp::test::tool;
 
 namespace {
-
-const std::string kAnalyze = VP_ANALYZE_BIN;
-const std::string kCatalog = VP_CATALOG_BIN;
-const std::string kPlan = VP_PLAN_BIN;
-const std::string kSim = VP_SIM_BIN;
-
-RunResult tool(const std::string& bin, const std::string& args) { return vp::test::run(shell_quote(bin) + " " + args); }
 
 
 std::string version_of(const std::string& name, bool writes) {
@@ -34,12 +33,6 @@ std::string version_of(const std::string& name, bool writes) {
                      "\"Compatibility\")\n",
                      name, vpcat::kLibraryVersionMajor, vpcat::kLibraryVersionMinor, vpcat::kLibraryVersionPatch,
                      writes ? "writes " + format + "; " : "", vpcat::kFormatMajor, format);
-}
-
-void check(const RunResult& r, int code, const std::string& err) {
-  CHECK(r.exit_code == code);
-  CHECK(r.err == err);
-  CHECK(r.out.empty());
 }
 
 }  // namespace
