@@ -194,6 +194,23 @@ TEST_CASE("vp-sim --nodes: a job on whole nodes of a switch is the cluster of th
   }
 }
 
+TEST_CASE("vp-sim on a machine without NICs: DeepEP's PCIe mode skipped, or refused when asked for") {
+  // One node, no NIC: every intra-node payload of DeepEP's PCIe mode needs one.
+  const std::string catalog = vp::test::fixture("catalogs/golden/hwloc-power8gpudistances.vpcat");
+  const std::string run = vp::test::shell_quote(kBin) + " --catalog " + vp::test::shell_quote(catalog);
+  const RunResult r = vp::test::run(run + " --workload uniform --json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.err.rfind("vp-sim: deepep_pcie skipped on this machine: deepep_pcie_schedule: ", 0) == 0);
+  CHECK(r.err.find(" has no NIC to send through\n") != std::string::npos);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK(j["results"].contains("fanout"));
+  CHECK_FALSE(j["results"].contains("deepep_pcie"));
+  CHECK(j["skipped"].contains("deepep_pcie"));
+  const RunResult asked = vp::test::run(run + " --workload uniform --schedulers fanout,deepep_pcie");
+  CHECK(asked.exit_code == 1);
+  CHECK(asked.err.rfind("vp-sim: error: --schedulers deepep_pcie: not on this machine: deepep_pcie_schedule: ", 0) == 0);
+}
+
 TEST_CASE("vp-sim --gpus: partial nodes, the baselines that need even nodes skipped or refused") {
   Files f;
   const RunResult r = f.sim("--gpus 'gpu01:0-2,gpu03:*' --workload uniform --json");

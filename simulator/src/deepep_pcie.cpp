@@ -109,7 +109,7 @@ Schedule deepep_pcie_schedule(const Topology& t, const Demand& demand) {
       }
       const ComponentId ns = make.nic(s), nd = make.nic(d);
       if (ns == kNone || nd == kNone)
-        throw std::invalid_argument(
+        throw NoNic(
             fmt::format("deepep_pcie_schedule: {} has no NIC to send through", t.display_name(ns == kNone ? gs : gd)));
       step.flows.push_back(Flow{gs, gd, gs, gd, demand.at(s, d), local_through_nics(t, gs, ns, nd, gd)});
     }

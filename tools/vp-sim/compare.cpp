@@ -75,12 +75,10 @@ CaseResult compare(const Topology& t, vpcat::Planner& planner, const sim::Demand
           schedule = sim::deepep_nvlink_style_schedule(view, demand, sim::DeepEpOptions{opts.deepep_chunks});
         else if (name == "deepep_pcie") schedule = sim::deepep_pcie_schedule(view, demand);
         else throw std::logic_error("compare: unknown scheduler " + name);
-      } catch (const sim::UnevenNodes& e) {
-        // A baseline's own precondition on the machine: only a job's view
-        // of the (uniform) cluster can miss it.
-        if (!job) throw;
+      } catch (const sim::Inapplicable& e) {
+        // A baseline's own precondition on the machine (or the job's view).
         if (!opts.skip_inapplicable)
-          throw UsageError(fmt::format("--schedulers {}: not on this subset: {}", name, e.what()));
+          throw UsageError(fmt::format("--schedulers {}: not on this {}: {}", name, job ? "subset" : "machine", e.what()));
         out.skipped.emplace_back(name, e.what());
         continue;
       }

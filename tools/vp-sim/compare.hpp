@@ -41,8 +41,9 @@ struct CompareOptions {
   int plan_timed_calls = 5;      // VarioPath planning time: median of this many calls after a warm-up
   int deepep_chunks = 8;
   int nccl_peers = 8;            // NcclOptions::peers_in_flight
-  // A baseline the job's view cannot run is skipped (true: the schedulers
-  // were "all") or an error (false: it was asked for by name).
+  // A baseline the machine or the job's view cannot run (sim::Inapplicable)
+  // is skipped (true: the schedulers were "all") or an error (false: it was
+  // asked for by name).
   bool skip_inapplicable = false;
   // The scheduler whose schedule and simulation CaseResult keeps (vp-sim
   // --svg draws them); empty: none.
@@ -70,7 +71,7 @@ struct CaseResult {
   std::optional<sim::FlowBound> flow_bound;
   double total_bytes = 0.0;
   std::vector<SchedulerResult> results;  // in the order asked
-  // Baselines not run on a job's view, and why (CompareOptions::skip_inapplicable).
+  // Baselines not run on this machine or job's view, and why (CompareOptions::skip_inapplicable).
   std::vector<std::pair<std::string, std::string>> skipped;
   // CompareOptions::keep's schedule and its simulation (empty otherwise).
   sim::Schedule kept_schedule;
@@ -82,9 +83,9 @@ struct CaseResult {
 // job's view (sim::JobView), VarioPath's plan is carried into it, and every
 // schedule is checked, bounded and simulated there (the rest of the
 // cluster idle: the same times as on the cluster). A baseline that cannot
-// schedule the job's view (sim::UnevenNodes: its nodes hold different
-// numbers of GPUs) is listed in CaseResult::skipped when
-// opts.skip_inapplicable, else a vp::UsageError.
+// schedule the machine or the job's view (sim::Inapplicable: nodes of
+// different numbers of GPUs, no NIC for DeepEP's PCIe mode) is listed in
+// CaseResult::skipped when opts.skip_inapplicable, else a vp::UsageError.
 //
 // Throws vp::InputError("demand", ...) for a demand that does not fit or
 // that the planner refuses; std::logic_error when a schedule fails

@@ -185,10 +185,11 @@ int run(Options o) {
       throw demand_file.refusal(e.status());  // at the entry it names
     }
   }
+  const char* const where = job ? "subset" : "machine";
   for (const auto& [name, why] : calls.front().skipped) {
     if (name == o.svg_scheduler)
-      throw vp::UsageError(fmt::format("--svg-scheduler {}: skipped on this subset ({})", name, why));
-    vp::note("vp-sim", fmt::format("{} skipped on this subset: {}", name, why));
+      throw vp::UsageError(fmt::format("--svg-scheduler {}: skipped on this {} ({})", name, where, why));
+    vp::note("vp-sim", fmt::format("{} skipped on this {}: {}", name, where, why));
   }
   if (!o.svg.empty()) {
     const vp::sim_cli::CaseResult& first = calls.front();

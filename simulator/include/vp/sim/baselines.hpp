@@ -6,7 +6,9 @@
 //
 // All take the topology and a demand that fits it (InputError("demand", ...)
 // otherwise). FAST-like and DeepEP-like need a cluster whose nodes all have
-// the same number of GPUs (UnevenNodes otherwise); on a demand
+// the same number of GPUs (UnevenNodes otherwise); DeepEP's PCIe mode a NIC
+// for every GPU that sends or receives inside its node (NoNic otherwise):
+// both are Inapplicable, a machine the baseline does not run on. On a demand
 // that stays inside nodes both are one step of direct intra-node transfers.
 // NCCL on nodes of different sizes uses its flat schedule, as NCCL does.
 #pragma once
@@ -21,11 +23,25 @@
 
 namespace vp::sim {
 
-// A baseline that needs every node to hold the same number of GPUs, on a
-// machine (or a job's view of one) whose nodes do not.
-class UnevenNodes : public std::invalid_argument {
+// A baseline on a machine (or a job's view of one) it does not run on: the
+// comparison leaves it out and says why, never an internal error.
+class Inapplicable : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
+};
+
+// A baseline that needs every node to hold the same number of GPUs, on a
+// machine whose nodes do not.
+class UnevenNodes : public Inapplicable {
+ public:
+  using Inapplicable::Inapplicable;
+};
+
+// DeepEP's PCIe mode on a GPU with traffic inside its node and no NIC to
+// send it through (a machine without NICs).
+class NoNic : public Inapplicable {
+ public:
+  using Inapplicable::Inapplicable;
 };
 
 // Fan-out: every transfer at once on its default route, one step, as Open
@@ -75,7 +91,7 @@ Schedule deepep_nvlink_style_schedule(const Topology& t, const Demand& demand, c
 // DeepEP's PCIe mode: every payload, intra-node ones included, through the
 // sender's and the receiver's RDMA NICs, all at once (src/deepep_pcie.cpp).
 // Without a fabric the sender's NIC loops intra-node payloads back. Throws
-// std::invalid_argument when a GPU with traffic inside its node has no NIC.
+// NoNic when a GPU with traffic inside its node has no NIC.
 Schedule deepep_pcie_schedule(const Topology& t, const Demand& demand);
 
 }  // namespace vp::sim
