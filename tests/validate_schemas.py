@@ -6,7 +6,8 @@
 * `vp-analyze topology --json` output for the evaluation platform, its three
   clusters and several real fixtures (hwloc XML, NCCL XML, nvidia-smi text)
   against schemas/topology.schema.json;
-* the hand-authored platform and its expected normalized form against the same;
+* the hand-authored platforms (the evaluation server, its expected normalized
+  form and the calibration machines) against the same;
 * every fixtures/platforms/*.cluster.json against schemas/cluster.schema.json.
 
 Exit 0 when every document validates, 1 otherwise (each failure printed with
@@ -27,6 +28,13 @@ except ImportError as e:  # pragma: no cover - the message is the point
         "install python3-jsonschema (scripts/install-deps.sh)\n")
     sys.exit(1)
 
+# The machines behind published PCIe figures (fixtures/platforms/README.md).
+CALIBRATION_PLATFORMS = [
+    "platforms/asus-esc8000a-e13p-pex890xx.json",
+    "platforms/turin-9575f-direct-8g.json",
+    "platforms/rtx4090-1s-4g.json",
+    "platforms/rtx5090-2x9355-8g.json",
+]
 # Inputs of `vp-analyze topology --json`, relative to FIXTURES_DIR: (name, arguments).
 PLATFORM = "platforms/pcie-gen4-2s4sw8g.json"
 TOPOLOGY_RUNS = [
@@ -49,9 +57,9 @@ TOPOLOGY_RUNS = [
     ("NCCL: AWS p4d.24xlarge", ["--input", "real/nccl-topo/aws-p4d-24xl-topo.xml"]),
     ("nvidia-smi: PCIe 2 sockets, 4 switches", ["--input", "nvidia-smi/pcie-2s4sw8g4n.txt"]),
     ("nvidia-smi: old driver (SOC)", ["--input", "nvidia-smi/old-driver-soc-2s4g1n.txt"]),
-]
+] + [(f"calibration platform {p}", ["--input", p]) for p in CALIBRATION_PLATFORMS]
 # Documents on disk, relative to FIXTURES_DIR, validated as they are.
-TOPOLOGY_FILES = [PLATFORM, "platforms/pcie-gen4-2s4sw8g.expected.json"]
+TOPOLOGY_FILES = [PLATFORM, "platforms/pcie-gen4-2s4sw8g.expected.json"] + CALIBRATION_PLATFORMS
 
 
 def load_schema(path):
