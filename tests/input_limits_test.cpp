@@ -178,6 +178,41 @@ TEST_CASE("JSON inputs: a tree beyond --max-json-memory is refused at its place 
   CHECK(r.err.find("does not match the catalog") != std::string::npos);
 }
 
+TEST_CASE("JSON inputs: shapes no input has are refused by the scan, before a parse of quadratic time") {
+  TempDir dir;
+  const std::string platform = vp::test::fixture("platforms/pcie-gen4-2s4sw8g.json");
+  // An object of 4,097 keys: nlohmann's ordered map parses it in quadratic
+  // time (100,000 keys took 21 s, 7 million did not end).
+  std::string defaults = "{";
+  for (int i = 0; i <= 4096; ++i) defaults += (i ? ",\"k" : "\"k") + std::to_string(i) + "\": 1";
+  defaults += "}";
+  const std::string keys = dir.write("keys.json", defaults);
+  RunResult r = tool(kAnalyze, "topology --input " + shell_quote(platform) + " --defaults " + shell_quote(keys));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.rfind("vp-analyze: error: " + keys + ":1:", 0) == 0);
+  CHECK(r.err.find(": an object of more than 4096 keys (no input of ours has one; parsing it would take quadratic "
+                   "time)\n") != std::string::npos);
+  const std::string deep = dir.write("deep.json", std::string(513, '[') + std::string(513, ']'));
+  r = tool(kAnalyze, "topology --input " + shell_quote(platform) + " --defaults " + shell_quote(deep));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find(":1:513: nested more than 512 deep (no input of ours is)\n") != std::string::npos);
+}
+
+TEST_CASE("topology JSON: a list longer than its limit is refused before its entries are made") {
+  TempDir dir;
+  std::string text = vp::test::file_bytes(vp::test::fixture("platforms/pcie-gen4-2s4sw8g.json"));
+  const std::size_t close = text.rfind('}');
+  REQUIRE(close != std::string::npos);
+  std::string warnings = ", \"warnings\": [\"\"";
+  for (int i = 0; i < 10000; ++i) warnings += ", \"\"";
+  text.insert(close, warnings + "]");
+  const std::string path = dir.write("t.json", text);
+  const RunResult r = tool(kAnalyze, "topology --input " + shell_quote(path));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("warnings: has 10001 entries, more than the limit of 10000 (warnings of a topology)") !=
+        std::string::npos);
+}
+
 TEST_CASE("JSON inputs: out of memory (ulimit -v) is exit 2 naming the file, never an abort") {
   TempDir dir;
   // 3 million numbers (6 MB): an estimated tree of 96 MB (144 MB with the

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdlib>
 #include <set>
@@ -130,14 +131,35 @@ constexpr std::uint64_t kStringCost = 48;
 constexpr std::uint64_t kKeyCost = 64;
 constexpr std::size_t kShortString = 15;
 
-// The estimated tree of `s`; `over` is the offset of the first token by which
-// it exceeds `budget` (the scan stops there), else npos. A scan of bytes that
-// allocates nothing, so it runs on text nlohmann has not checked yet (a
-// malformed file is merely estimated).
-std::uint64_t tree_estimate(std::string_view s, std::uint64_t budget, std::size_t& over) {
-  over = std::string_view::npos;
-  std::uint64_t cost = 0;
-  for (std::size_t pos = 0; pos < s.size();) {
+// Shapes no input of ours has, refused by the scan before parsing: nlohmann's
+// ordered_json finds each new key of an object by a walk over the keys before
+// it, so an object of many keys parses in quadratic time (100,000 keys: 21 s,
+// 7 million: unbounded); the largest object of any of our formats has 23. The
+// depth bound keeps the scan's own counters in a fixed array (our formats nest
+// at most 6 deep).
+constexpr int kMaxDepth = 512;
+constexpr std::uint32_t kMaxObjectKeys = 4096;
+
+struct TreeScan {
+  std::uint64_t cost = 0;                    // the estimated tree
+  std::size_t over = std::string_view::npos;  // offset of the token refused, if any
+  std::string why;                           // why it was refused
+};
+
+// The estimated tree of `s`, up to the first token by which it exceeds
+// `budget` or breaks the shape limits above (the scan stops there). A scan of
+// bytes that allocates nothing, so it runs on text nlohmann has not checked
+// yet (a malformed file is merely estimated).
+TreeScan tree_estimate(std::string_view s, std::uint64_t budget) {
+  TreeScan scan;
+  std::array<std::uint32_t, kMaxDepth> keys{};  // per open container: its keys so far
+  std::array<bool, kMaxDepth> object{};
+  int depth = 0;
+  auto refuse = [&](std::size_t at, std::string why) {
+    scan.over = at;
+    scan.why = std::move(why);
+  };
+  for (std::size_t pos = 0; pos < s.size() && scan.over == std::string_view::npos;) {
     const std::size_t start = pos;
     const char c = s[pos];
     if (c == '"') {
@@ -145,24 +167,38 @@ std::uint64_t tree_estimate(std::string_view s, std::uint64_t budget, std::size_
       const std::size_t length = pos - start;  // with the quotes: escapes make the text longer, never shorter
       const std::size_t after = skip_space(s, pos);
       const bool key = after < s.size() && s[after] == ':';
-      cost += key ? kKeyCost : kValueCost + kStringCost;
-      if (length > kShortString) cost += length + 16;
+      scan.cost += key ? kKeyCost : kValueCost + kStringCost;
+      if (length > kShortString) scan.cost += length + 16;
+      if (key && depth > 0 && object[depth - 1] && ++keys[depth - 1] > kMaxObjectKeys)
+        refuse(start, fmt::format("an object of more than {} keys (no input of ours has one; parsing it would take "
+                                  "quadratic time)", kMaxObjectKeys));
     } else if (c == '{' || c == '[') {
-      cost += kValueCost + kContainerCost;
+      scan.cost += kValueCost + kContainerCost;
+      if (depth == kMaxDepth) {
+        refuse(start, fmt::format("nested more than {} deep (no input of ours is)", kMaxDepth));
+      } else {
+        object[depth] = c == '{';
+        keys[depth] = 0;
+        ++depth;
+      }
       ++pos;
-    } else if (is_space(c) || c == ',' || c == ':' || c == '}' || c == ']') {
+    } else if (c == '}' || c == ']') {
+      if (depth > 0) --depth;
+      ++pos;
+      continue;
+    } else if (is_space(c) || c == ',' || c == ':') {
       ++pos;
       continue;
     } else {
-      cost += kValueCost;  // a number, true, false, null (or a stray word)
+      scan.cost += kValueCost;  // a number, true, false, null (or a stray word)
       pos = std::max(skip_value(s, pos), pos + 1);
     }
-    if (cost > budget) {
-      over = start;
-      break;
-    }
+    if (scan.over == std::string_view::npos && scan.cost > budget)
+      refuse(start, fmt::format("too large to parse (by this value its tree would take more than the limit of {} for "
+                                "a JSON input; --max-json-memory raises it)",
+                                bytes_text(budget)));
   }
-  return cost;
+  return scan;
 }
 
 // nlohmann frees a tree from a destructor that allocates a stack of its
@@ -269,13 +305,9 @@ Document::Document(std::string path, std::string text, ParseOptions options)
     : path_(std::move(path)), text_(std::move(text)) {
   if (skip_space(text_, 0) == text_.size()) throw InputError(path_, 1, 1, "malformed JSON (the file is empty)", "");
   const std::uint64_t budget = input_limits().max_json_memory;
-  std::size_t over = std::string_view::npos;
-  const std::uint64_t estimate = tree_estimate(text_, budget, over);
-  if (over != std::string_view::npos)
-    throw error_at_offset(over, fmt::format("too large to parse (by this value its tree would take more than the "
-                                            "limit of {} for a JSON input; --max-json-memory raises it)",
-                                            bytes_text(budget)));
-  ensure_memory_for(path_, estimate);
+  const TreeScan scan = tree_estimate(text_, budget);
+  if (scan.over != std::string_view::npos) throw error_at_offset(scan.over, scan.why);
+  ensure_memory_for(path_, scan.cost);
   reading_input(path_, [&] { parse(options); });
 }
 

@@ -30,6 +30,7 @@
 #include "pci_address.hpp"
 #include "vp/base/json_document.hpp"
 #include "vp/import/import.hpp"
+#include "vp/topology/cluster.hpp"
 #include "vp/topology/errors.hpp"
 #include "vp/topology/routes.hpp"
 
@@ -96,6 +97,15 @@ class Value {
   // The elements of this array.
   std::vector<Value> items() const {
     if (!j_->is_array()) fail("must be an array, got " + describe(*j_));
+    return items(j_->size(), "");
+  }
+  // The same, refused past `at_most` elements before any is made (each
+  // carries its path: a long array would take gigabytes); `limit` names the
+  // bound in the message.
+  std::vector<Value> items(std::size_t at_most, const std::string& limit) const {
+    if (!j_->is_array()) fail("must be an array, got " + describe(*j_));
+    if (j_->size() > at_most)
+      fail(fmt::format("has {} entries, more than the limit of {} ({})", j_->size(), at_most, limit));
     std::vector<Value> out;
     out.reserve(j_->size());
     for (std::size_t i = 0; i < j_->size(); ++i) out.push_back(child(i, (*j_)[i]));
@@ -275,7 +285,7 @@ std::vector<NodeInfo> read_nodes(const Value& doc, const std::string& path, cons
   }
   std::vector<NodeInfo> nodes;
   std::map<std::string, std::size_t> seen;
-  for (const Value& item : list->items()) {
+  for (const Value& item : list->items(analysis_limits().max_nodes, "--max-nodes")) {
     item.expect_object();
     check_keys(item, kNodeKeys);
     Value name = item.at("name");
@@ -343,10 +353,13 @@ CapacityDefaults read_defaults(const Value& doc, const CapacityDefaults& user) {
   return d;
 }
 
+// A topology's warnings are an import's few findings; far more is no topology.
+constexpr std::size_t kMaxWarnings = 10000;
+
 std::vector<std::string> read_warnings(const Value& doc) {
   std::vector<std::string> out;
   if (auto list = doc.find("warnings"))
-    for (const Value& item : list->items()) out.push_back(item.text());
+    for (const Value& item : list->items(kMaxWarnings, "warnings of a topology")) out.push_back(item.text());
   return out;
 }
 
@@ -418,7 +431,7 @@ ComponentId ModelReader::component_ref(const Value& v) const {
 }
 
 void ModelReader::read_components(const Value& list) {
-  comp_items_ = list.items();
+  comp_items_ = list.items(analysis_limits().max_components, "--max-components");
   if (comp_items_.empty()) list.fail("must list at least one component");
   for (const Value& item : comp_items_) {
     item.expect_object();
@@ -515,7 +528,8 @@ void ModelReader::check_bus_ids() const {
 }
 
 void ModelReader::read_links(const Value& list) {
-  link_items_ = list.items();
+  // Two directed links a cable, a few cables a component.
+  link_items_ = list.items(4 * analysis_limits().max_components, "four links a component, --max-components");
   std::vector<std::optional<Value>> reverse_refs;
   for (const Value& item : link_items_) {
     item.expect_object();
