@@ -95,6 +95,13 @@ TEST_CASE("vp-sim --json: the route bound beside the graph bound, and the direct
   CHECK(text.out.find("/route") != std::string::npos);
 }
 
+TEST_CASE("vp-sim names the workload with its parameters exactly") {
+  Files f;
+  const RunResult r = f.sim("--workload hotspot:bytes=1048577,factor=2.5 --schedulers fanout --json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(nlohmann::json::parse(r.out)["workload"] == "hotspot:bytes=1048577,factor=2.5,hot=0");
+}
+
 TEST_CASE("vp-sim reads vp-plan's demand files and prints a table by default") {
   Files f;
   std::string dense = "{\"gpus\": 32, \"entries\": [[0, 31, 1048576], [31, 0, 4096], [3, 4, 65536]]}";
