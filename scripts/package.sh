@@ -16,7 +16,8 @@
 #    CI=true (the clean room, .ci/run: dpkg then checks every Depends:), else
 #    -- on a machine someone works on -- extracted with dpkg-deb -x into a
 #    temporary prefix, which checks the files but not Depends: (said so).
-# 4. From the installed files: vp-analyze --version, the man page through
+# 4. From the installed files: vp-analyze --version, vp-sim --model
+#    contention finding the installed contention table, the man page through
 #    man -l, the bash completion sourced, the Python module imported and used
 #    (python3-vpcat), and tests/consumer (find_package in C++ and C,
 #    pkg-config) built and run against the installed runtime.
@@ -70,7 +71,8 @@ for tool in vp-analyze vp-catalog vp-plan vp-sim; do
   has_files "$tools_deb" /usr/bin/$tool /usr/share/man/man1/$tool.1.gz /usr/share/bash-completion/completions/$tool \
     /usr/share/zsh/vendor-completions/_$tool
 done
-has_files "$tools_deb" /usr/share/vpcat/schemas/catalog.schema.json /usr/share/doc/vpcat-tools/LICENSE \
+has_files "$tools_deb" /usr/share/vpcat/schemas/catalog.schema.json /usr/share/vpcat/contention.json \
+  /usr/share/doc/vpcat-tools/LICENSE \
   /usr/share/doc/vpcat-tools/THIRD-PARTY-NOTICES.md
 if dpkg-deb -c "$tools_deb" | grep -q '/usr/include/'; then die "vpcat-tools holds headers (the runtime's)"; fi
 runtime_depends=$(dpkg-deb -f "$runtime_deb" Depends)
@@ -114,6 +116,13 @@ out=$("$prefix/bin/vp-analyze" --version)
 log "installed vp-analyze --version: $(head -n1 <<<"$out")"
 [[ $(head -n1 <<<"$out") == "vp-analyze ${version%-*}" ]] || die "vp-analyze --version printed '$out', expected version ${version%-*}"
 for tool in vp-catalog vp-plan vp-sim; do "$prefix/bin/$tool" --version >/dev/null; done
+# Without --contention, the installed vp-sim reads the table installed beside it.
+out=$("$prefix/bin/vp-sim" --catalog "$src/fixtures/catalogs/format-1.0/quad-rail4.vpcat" --workload uniform \
+  --schedulers fanout --model contention --json)
+table=$(sed -n 's/^ *"file": "\(.*\)",$/\1/p' <<<"$out")
+[[ $table == "$prefix/share/vpcat/contention.json" ]] ||
+  die "the installed vp-sim --model contention read '$table', expected $prefix/share/vpcat/contention.json"
+log "installed vp-sim --model contention: $table"
 page=$(MANWIDTH=80 man -l "$prefix/share/man/man1/vp-analyze.1.gz" 2>&1 | tr -d '\b')
 grep -q "gather\|topology" <<<"$page" || die "man -l of the installed vp-analyze.1.gz: $page"
 bash -c 'source "$1" && complete -p vp-plan' _ "$prefix/share/bash-completion/completions/vp-plan" >/dev/null ||

@@ -4,8 +4,9 @@
     check_sim_schema.py VP_SIM VP_ANALYZE FIXTURES_DIR SCHEMA
 
 Builds a 2-node catalog with vp-analyze, runs vp-sim on a generated
-workload (under both models), a drift sequence, a sparse demand file and an
-empty one, and validates each output (JSON Schema 2020-12) and that its
+workload (under both models, the contention table given and the default
+one), a drift sequence, a sweep of message sizes, a sparse demand file and
+an empty one, and validates each output (JSON Schema 2020-12) and that its
 route bound is at or above its graph bound, call by call; validates the
 committed contention table (simulator/contention.json) against
 schemas/contention.schema.json. Exit 0 when all validate, 1
@@ -56,6 +57,12 @@ def main():
             "uniform": ["--workload", "uniform:bytes=65536"],
             "drift": ["--workload", "drift:calls=2,tokens=64", "--schedulers", "variopath,fast"],
             "contention": ["--workload", "uniform:bytes=65536", "--model", "contention", "--contention", table],
+            "default_contention": ["--workload", "uniform:bytes=65536", "--model", "contention"],
+            # A sweep of message sizes (nccl-tests' -b 1K -e 16K -f 4), and
+            # one of a skewed workload under the contention model.
+            "sizes": ["--workload", "uniform", "--schedulers", "variopath,fanout", "--sizes", "1K:16K:4"],
+            "sizes_moe": ["--workload", "moe:tokens=64", "--schedulers", "nccl", "--sizes", "256:1K",
+                          "--model", "contention"],
             # A job on 3 + 5 GPUs of the two nodes (FAST-like and DeepEP
             # NVLink-style skipped), with its gpu_map.
             "subset": ["--workload", "uniform:bytes=65536", "--gpus", "0-2,8-12"],
@@ -84,7 +91,7 @@ def main():
             failures += len(errors)
             # What the schema cannot say: the route bound is never below the
             # graph bound, call by call.
-            for k, case in enumerate(doc.get("per_call", [doc])):
+            for k, case in enumerate(doc.get("per_call", doc.get("per_size", [doc]))):
                 if case["route_bound_us"] < case["lower_bound_us"] * (1 - 1e-12):
                     print(f"{name}: call {k}: route_bound_us {case['route_bound_us']} is below lower_bound_us "
                           f"{case['lower_bound_us']}")
@@ -97,14 +104,18 @@ def main():
             if name.startswith("flow") and "flow_bound_us" not in doc:
                 print(f"{name}: --flow-bound printed no flow_bound_us")
                 failures += 1
-            shared = doc["results"].get("variopath", {}).get("shared_bytes")
+            if name.startswith("sizes") and len(doc.get("per_size", [])) != {"sizes": 3, "sizes_moe": 3}[name]:
+                print(f"{name}: {len(doc.get('per_size', []))} sizes")
+                failures += 1
+            results = doc.get("results", doc.get("per_size", [{}])[0].get("results", {}))
+            shared = results.get("variopath", {}).get("shared_bytes")
             if name == "shared" and not (shared and shared <= doc["total_bytes"]):
                 print(f"{name}: shared_bytes {shared} is not in (0, total_bytes {doc['total_bytes']}]")
                 failures += 1
             if name != "shared" and shared is not None:
                 print(f"{name}: shared_bytes {shared} without --allow-shared")
                 failures += 1
-            print(f"{name}: {len(doc['results'])} schedulers, {'ok' if not errors else 'INVALID'}")
+            print(f"{name}: {len(results)} schedulers, {'ok' if not errors else 'INVALID'}")
         # The schema must reject what vp-sim must never print.
         bad = json.loads(subprocess.run([vp_sim, "--catalog", catalog, *runs["uniform"], "--json"],
                                         capture_output=True, text=True, check=True).stdout)

@@ -4,7 +4,9 @@
 // its --help against docs/simulator.md.
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -93,6 +95,13 @@ TEST_CASE("vp-sim --json: the route bound beside the graph bound, and the direct
   CHECK(text.out.find("\nroute bound ") != std::string::npos);
   CHECK(text.out.find(resource) != std::string::npos);
   CHECK(text.out.find("/route") != std::string::npos);
+}
+
+TEST_CASE("vp-sim names the workload with its parameters exactly") {
+  Files f;
+  const RunResult r = f.sim("--workload hotspot:bytes=1048577,factor=2.5 --schedulers fanout --json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(nlohmann::json::parse(r.out)["workload"] == "hotspot:bytes=1048577,factor=2.5,hot=0");
 }
 
 TEST_CASE("vp-sim reads vp-plan's demand files and prints a table by default") {
@@ -301,6 +310,153 @@ TEST_CASE("vp-sim refuses a pair above 2^53 bytes at its entry instead of roundi
   const RunResult sum = f.with_demand("{\"gpus\": 32, \"entries\": [[0, 1, 9007199254740992], [2, 3, 5], [0, 1, 1]]}");
   CHECK(sum.exit_code == 2);
   CHECK(sum.err.find("/D.json:1:26: more than 2^53 bytes from GPU 0 to GPU 1") != std::string::npos);
+}
+
+namespace {
+
+// vp-sim on the committed 16-GPU fixture catalog (quad-rail4: 4 nodes, 4
+// rails).
+RunResult sim_quad(const std::string& args) {
+  return vp::test::run(vp::test::shell_quote(kBin) + " --catalog " +
+                       vp::test::shell_quote(std::string(VP_SOURCE_DIR) + "/fixtures/catalogs/format-1.0/quad-rail4.vpcat") +
+                       " " + args);
+}
+
+}  // namespace
+
+TEST_CASE("vp-sim --sizes: nccl-tests' sizes, counts, algbw and busbw, the time growing with the size") {
+  const RunResult r = sim_quad("--workload uniform --schedulers fanout,nccl --sizes 1K:64K:4 --json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK(j["sizes"] == nlohmann::json{{"min", 1024}, {"max", 65536}, {"factor", 4}});
+  CHECK_FALSE(j.contains("results"));
+  REQUIRE(j["per_size"].size() == 4);
+  const double n = 16;
+  std::map<std::string, double> previous;
+  for (std::size_t k = 0; k < 4; ++k) {
+    const nlohmann::json& row = j["per_size"][k];
+    const std::uint64_t size = std::uint64_t{1024} << (2 * k);
+    CAPTURE(size);
+    CHECK(row["size"] == size);
+    CHECK(row["count"] == size / 4 / 16);               // floats per peer, as nccl-tests prints it
+    CHECK(row["total_bytes"] == double(size) * (n - 1));  // size / n to every other rank
+    for (const std::string name : {"fanout", "nccl"}) {
+      const nlohmann::json& res = row["results"][name];
+      const double time = res["time_us"], algbw = res["algbw_gbps"], busbw = res["busbw_gbps"];
+      CHECK(algbw == doctest::Approx(double(size) / time / 1e3));
+      CHECK(busbw == doctest::Approx(algbw * (n - 1) / n));
+      CHECK(time > previous[name]);
+      previous[name] = time;
+    }
+  }
+  // A size off nccl-tests' grid: each peer's share rounded down to 16-byte
+  // floats (1000 / 4 / 16 = 15 floats, 12 aligned), the size reported with it.
+  const RunResult odd = sim_quad("--workload uniform --schedulers fanout --sizes 1000:1000 --json");
+  REQUIRE_MESSAGE(odd.exit_code == 0, odd.err);
+  const nlohmann::json o = nlohmann::json::parse(odd.out)["per_size"][0];
+  CHECK(o["count"] == 12);
+  CHECK(o["size"] == 12 * 4 * 16);
+  // MAX off the grid: the sweep stops below it, as nccl-tests' loop does.
+  const RunResult grid = sim_quad("--workload uniform --schedulers fanout --sizes 1K:60K:4 --json");
+  REQUIRE_MESSAGE(grid.exit_code == 0, grid.err);
+  CHECK(nlohmann::json::parse(grid.out)["per_size"].size() == 3);
+}
+
+TEST_CASE("vp-sim --sizes: a skewed workload keeps its shape, scaled to the size exactly") {
+  const RunResult one = sim_quad("--workload hotspot --schedulers fanout --json");
+  const RunResult swept = sim_quad("--workload hotspot --schedulers fanout --sizes 4K:4K --json");
+  REQUIRE_MESSAGE(one.exit_code == 0, one.err);
+  REQUIRE_MESSAGE(swept.exit_code == 0, swept.err);
+  const nlohmann::json row = nlohmann::json::parse(swept.out)["per_size"][0];
+  // Every rank's mean is the size: the off-diagonal bytes are size x (n - 1).
+  CHECK(row["total_bytes"] == 4096.0 * 15);
+  // The shape kept: hot spot's bytes are a fixed multiple of the uniform
+  // workload's, so the cut binds at the same place and time scales.
+  CHECK(row["bound_cut"]["name"] == nlohmann::json::parse(one.out)["bound_cut"]["name"]);
+}
+
+TEST_CASE("vp-sim --sizes: nccl-tests' table in text") {
+  const RunResult r = sim_quad("--workload uniform --schedulers fanout --sizes 1K:2K");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("workload uniform:bytes=1048576, its shape scaled to sizes 1024 to 2048 (x2)") !=
+        std::string::npos);
+  CHECK(r.out.find("\n#       size        count      bound       time    algbw    busbw  /bound\n") !=
+        std::string::npos);
+  CHECK(std::regex_search(r.out, std::regex("\n        1024           16 +[0-9.]+ +[0-9.]+ +0\\.20 +0\\.19 +1\\.000\n")));
+  CHECK(std::regex_search(r.out, std::regex("\n        2048           32 ")));
+}
+
+TEST_CASE("vp-sim --sizes: sizes with no meaning refused, exit 1") {
+  const std::string head = "--sizes ";
+  const std::string form = ": not MIN:MAX or MIN:MAX:FACTOR (sizes in bytes, each a whole number with an optional K, "
+                           "M or G for 2^10, 2^20, 2^30, as nccl-tests' -b and -e; FACTOR as its -f)";
+  for (const std::string bad : {"1K", "1K:2K:2:2", "1K:64X", "1.5K:2K", ":2K", "1K:", "-1:2K"})
+    check_error(sim_quad("--workload uniform --sizes " + vp::test::shell_quote(bad)), 1, head + bad + form);
+  check_error(sim_quad("--workload uniform --sizes 64M:1K"), 1, head + "64M:1K: MIN is above MAX");
+  check_error(sim_quad("--workload uniform --sizes 0:1K"), 1,
+                  head + "0:1K: 0 is not a size from 1 byte to 1024G");
+  check_error(sim_quad("--workload uniform --sizes 1K:2048G"), 1,
+                  head + "1K:2048G: 2048G is not a size from 1 byte to 1024G");
+  check_error(sim_quad("--workload uniform --sizes 1K:1M:1"), 1,
+                  head + "1K:1M:1: FACTOR 1 is not a whole number from 2 to 1024 (nccl-tests' -f)");
+  check_error(sim_quad("--workload uniform --sizes 128:1K"), 1,
+                  head + "128:1K: 128 bytes is less than 16 bytes per rank on 16 ranks (nccl-tests sends "
+                         "16-byte-aligned shares of floats); the smallest size is 256");
+  check_error(sim_quad("--workload moe:tokens=0 --sizes 1K:2K"), 1,
+                  "--sizes: the workload moe:elem=2,experts=128,hidden=2048,seed=1,tokens=0,topk=8,"
+                  "zipf=1 moves no bytes between ranks: it has no shape to scale");
+  check_error(sim_quad("--workload drift:calls=2,tokens=64 --sizes 1K:2K"), 1,
+                  "--sizes: the workload drift:calls=2,elem=2,experts=128,hidden=2048,seed=1,"
+                  "tokens=64,topk=8 is a sequence of 2 calls; sweep one of them (--calls FIRST)");
+  TempDir dir;
+  const std::string demand = dir.write("D.json", "{\"gpus\": 16, \"entries\": [[0, 1, 4096]]}");
+  check_error(sim_quad("--demand " + vp::test::shell_quote(demand) + " --sizes 1K:2K"), 1,
+                  "--sizes scales a --workload; a demand file's bytes are its own sizes");
+  check_error(sim_quad("--workload uniform --sizes 1K:2K --svg x.svg"), 1,
+                  "--svg draws one run: not with --sizes");
+  // One call of a sequence is a shape.
+  const RunResult call = sim_quad("--workload drift:calls=2,tokens=64 --calls 1 --schedulers fanout --sizes 1K:2K");
+  CHECK_MESSAGE(call.exit_code == 0, call.err);
+}
+
+TEST_CASE("vp-sim --model contention: the default table, installed beside the binary or the source tree's") {
+  const std::string committed = std::string(VP_SOURCE_DIR) + "/simulator/contention.json";
+  // A build tree's vp-sim: the source tree's table.
+  const RunResult built = sim_quad("--workload uniform --schedulers fanout --model contention --json");
+  REQUIRE_MESSAGE(built.exit_code == 0, built.err);
+  CHECK(nlohmann::json::parse(built.out)["contention"]["file"] == committed);
+  const RunResult text = sim_quad("--workload uniform --schedulers fanout --model contention");
+  CHECK(text.out.find("; model contention (" + committed + ")\n") != std::string::npos);
+  // An installed one: <prefix>/share/vpcat/contention.json beside <prefix>/bin.
+  TempDir prefix;
+  std::ifstream in(committed);
+  std::stringstream table;
+  table << in.rdbuf();
+  std::string installed = table.str();
+  const std::string nic_slope = "\"value\": 0.004,";  // the table's nic.slope
+  REQUIRE(installed.find(nic_slope) != std::string::npos);
+  installed.replace(installed.find(nic_slope), nic_slope.size(), "\"value\": 0.25,");
+  const std::string bin = prefix.path() + "/bin/vp-sim";
+  REQUIRE(vp::test::run("mkdir -p " + vp::test::shell_quote(prefix.path() + "/bin") + " " +
+                        vp::test::shell_quote(prefix.path() + "/share/vpcat") + " && cp " +
+                        vp::test::shell_quote(kBin) + " " + vp::test::shell_quote(bin)).exit_code == 0);
+  const std::string path = prefix.write("share/vpcat/contention.json", installed);
+  const std::string catalog =
+      vp::test::shell_quote(std::string(VP_SOURCE_DIR) + "/fixtures/catalogs/format-1.0/quad-rail4.vpcat");
+  const RunResult r = vp::test::run(vp::test::shell_quote(bin) + " --catalog " + catalog +
+                                    " --workload uniform --schedulers fanout --model contention --json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK(j["contention"]["file"] == path);
+  CHECK(j["contention"]["nic"]["slope"] == 0.25);
+  // --contention FILE overrides it.
+  const RunResult given = vp::test::run(vp::test::shell_quote(bin) + " --catalog " + catalog +
+                                        " --workload uniform --schedulers fanout --model contention --contention " +
+                                        vp::test::shell_quote(committed) + " --json");
+  REQUIRE_MESSAGE(given.exit_code == 0, given.err);
+  CHECK(nlohmann::json::parse(given.out)["contention"]["file"] == committed);
+  check_error(sim_quad("--workload uniform --contention " + vp::test::shell_quote(committed)), 1,
+                  "--contention FILE goes with --model contention");
 }
 
 TEST_CASE("vp-sim --help and docs/simulator.md name the same options") {

@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <stdexcept>
+#include <vector>
 
+#include "vp/base/errors.hpp"
 #include "vp/base/input_file.hpp"
 #include "vp/base/json_document.hpp"
 #include "vp/topology/errors.hpp"
@@ -103,6 +106,21 @@ sim::ContentionModel read_contention_file(const std::string& path) {
   m.chunk_bytes = r.value(chunk, "bytes", "chunk", 0.0, true, 1e300);
   m.chunk_overhead_us = r.value(chunk, "overhead_us", "chunk", 0.0, false, 1e300);
   return m;
+}
+
+std::string default_contention_file() {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> tried;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) tried.push_back((exe.parent_path() / ".." / "share" / "vpcat" / "contention.json").lexically_normal());
+  tried.emplace_back(VP_SOURCE_CONTENTION_TABLE);
+  std::string names;
+  for (const fs::path& p : tried) {
+    if (fs::is_regular_file(p, ec)) return p.string();
+    names += (names.empty() ? "" : " nor ") + p.string();
+  }
+  throw UsageError(fmt::format("--model contention: no contention table at {} (give --contention FILE)", names));
 }
 
 }  // namespace vp::sim_cli

@@ -15,4 +15,11 @@ namespace vp::sim_cli {
 // "forwarder.slope.value: must be a number >= 0, got -1").
 sim::ContentionModel read_contention_file(const std::string& path);
 
+// The table --model contention reads without --contention: the installed
+// one, <prefix>/share/vpcat/contention.json beside <prefix>/bin/vp-sim (the
+// running executable), else -- a vp-sim in a build tree -- the source tree's
+// simulator/contention.json. Throws vp::UsageError naming the paths tried
+// when neither is a file.
+std::string default_contention_file();
+
 }  // namespace vp::sim_cli

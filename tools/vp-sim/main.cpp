@@ -9,6 +9,7 @@
 //   vp-sim --catalog cluster.vpcat --workload moe:zipf=1.2,hidden=4096
 //   vp-sim --catalog cluster.vpcat --workload uniform --svg timeline.svg --svg-scheduler fanout
 //   vp-sim --catalog cluster.vpcat --gpus 'gpu03:0-3,gpu07:*' --workload moe
+//   vp-sim --catalog cluster.vpcat --workload uniform --sizes 1K:64M
 //
 // Exit codes (vp::ExitCode, vp::cli::run_main): 0 ok, 1 usage, 2 unreadable
 // or malformed input (catalog file, demand file, a demand the planner
@@ -25,6 +26,7 @@
 #include "compare.hpp"
 #include "contention_file.hpp"
 #include "report.hpp"
+#include "sizes.hpp"
 #include "vp/base/messages.hpp"
 #include "vp/base/errors.hpp"
 #include "vp/catalog/reader.hpp"
@@ -47,6 +49,7 @@ struct Options {
   std::string catalog, demand, workload, schedulers = "all", model = "ideal", contention, svg, svg_scheduler;
   std::string gpus, nodes;  // a subset (docs/subsets.md)
   std::string calls;        // FIRST:END of a sequence
+  std::string sizes;        // MIN:MAX[:FACTOR], nccl-tests' message sizes
   bool json = false;
   bool flow_bound = false;  // also solve the flow bound's LP per call
   vp::sim_cli::CompareOptions compare;
@@ -110,11 +113,39 @@ void select_calls(const std::string& spec, std::vector<vp::sim::Demand>& demands
   info.has_first_call = true;
 }
 
+// --sizes: the one demand of the run, its shape (docs/simulator.md "Message
+// sizes"), checked to have a size on `ranks` ranks.
+void check_sweep(const vp::sim_cli::SizeSweep& sweep, const std::vector<vp::sim::Demand>& demands,
+                 const vp::sim_cli::RunInfo& info) {
+  if (demands.size() != 1)
+    throw vp::UsageError(fmt::format("--sizes: the workload {} is a sequence of {} calls; sweep one of them "
+                                     "(--calls FIRST)",
+                                     info.workload, demands.size()));
+  if (demands.front().total() == 0)
+    throw vp::UsageError(
+        fmt::format("--sizes: the workload {} moves no bytes between ranks: it has no shape to scale", info.workload));
+  const std::uint64_t smallest = 16 * info.gpus;  // nccl_alltoall_size: 16 bytes to each rank
+  if (vp::sim_cli::nccl_alltoall_size(sweep.min, info.gpus).size == 0)
+    throw vp::UsageError(fmt::format("--sizes {}: {} bytes is less than 16 bytes per rank on {} ranks (nccl-tests "
+                                     "sends 16-byte-aligned shares of floats); the smallest size is {}",
+                                     sweep.text, sweep.min, info.gpus, smallest));
+}
+
 int run(Options o) {
   if (o.demand.empty() == o.workload.empty()) throw vp::UsageError("give --demand FILE or --workload SPEC");
-  if ((o.model == "contention") != !o.contention.empty())
-    throw vp::UsageError("--contention FILE goes with --model contention, and only with it");
-  if (o.model == "contention") o.compare.sim.contention = vp::sim_cli::read_contention_file(o.contention);
+  if (!o.contention.empty() && o.model != "contention")
+    throw vp::UsageError("--contention FILE goes with --model contention");
+  std::optional<vp::sim_cli::SizeSweep> sweep;
+  if (!o.sizes.empty()) {
+    sweep = vp::sim_cli::parse_sizes(o.sizes);
+    if (!o.demand.empty())
+      throw vp::UsageError("--sizes scales a --workload; a demand file's bytes are its own sizes");
+    if (!o.svg.empty()) throw vp::UsageError("--svg draws one run: not with --sizes");
+  }
+  if (o.model == "contention") {
+    if (o.contention.empty()) o.contention = vp::sim_cli::default_contention_file();
+    o.compare.sim.contention = vp::sim_cli::read_contention_file(o.contention);
+  }
   vpcat::CatalogFile file;
   vp::cli::open_catalog_file(o.catalog, file);
   const vp::Topology topology = vp::sim::catalog_topology(vp::catalog::to_catalog(file.view()), o.catalog);
@@ -172,25 +203,43 @@ int run(Options o) {
   if (o.flow_bound && info.gpus > vp::sim::kFlowBoundMaxGpus)
     throw vp::UsageError(fmt::format("--flow-bound: the {} has {} GPUs; the linear program is offered up to {}",
                                      subset ? "subset" : "catalog", info.gpus, vp::sim::kFlowBoundMaxGpus));
-  std::vector<vp::sim_cli::CaseResult> calls;
-  for (const vp::sim::Demand& d : demands) {
+  // One demand judged: every scheduler, and the flow bound when asked;
+  // `keep`: the schedule --svg draws kept.
+  auto judge = [&](const vp::sim::Demand& d, bool keep) {
     try {
-      o.compare.keep = calls.empty() ? o.svg_scheduler : std::string();  // the picture draws the first call
-      calls.push_back(vp::sim_cli::compare(topology, planner, d, schedulers, o.compare, job ? &*job : nullptr));
+      o.compare.keep = keep ? o.svg_scheduler : std::string();
+      vp::sim_cli::CaseResult c = vp::sim_cli::compare(topology, planner, d, schedulers, o.compare, job ? &*job : nullptr);
       if (o.flow_bound)
-        calls.back().flow_bound =
-            vp::sim::flow_bound(job ? job->topology : topology, d, vp::sim::BoundOptions{o.compare.sim.latency_us});
+        c.flow_bound = vp::sim::flow_bound(job ? job->topology : topology, d, vp::sim::BoundOptions{o.compare.sim.latency_us});
+      return c;
     } catch (const vp::sim::PlanRefused& e) {
       if (o.demand.empty()) throw;
       throw demand_file.refusal(e.status());  // at the entry it names
     }
-  }
+  };
   const char* const where = job ? "subset" : "machine";
-  for (const auto& [name, why] : calls.front().skipped) {
+  auto note_skipped = [&](const vp::sim_cli::CaseResult& c) {
+    for (const auto& [name, why] : c.skipped)
+      vp::note("vp-sim", fmt::format("{} skipped on this {}: {}", name, where, why));
+  };
+  if (sweep) {
+    check_sweep(*sweep, demands, info);
+    std::vector<vp::sim_cli::SizeResult> rows;
+    for (const std::uint64_t size : sweep->sizes()) {
+      const vp::sim_cli::NcclAlltoallSize at = vp::sim_cli::nccl_alltoall_size(size, info.gpus);
+      rows.push_back({at, judge(vp::sim_cli::demand_at_size(demands.front(), at.size), false)});
+    }
+    note_skipped(rows.front().result);
+    vp::cli::write_report(stdout, o.json ? vp::sim_cli::report_sizes_json(info, *sweep, rows)
+                                         : vp::sim_cli::report_sizes_text(info, *sweep, rows));
+    return 0;
+  }
+  std::vector<vp::sim_cli::CaseResult> calls;
+  for (const vp::sim::Demand& d : demands) calls.push_back(judge(d, calls.empty()));  // the picture draws the first call
+  for (const auto& [name, why] : calls.front().skipped)
     if (name == o.svg_scheduler)
       throw vp::UsageError(fmt::format("--svg-scheduler {}: skipped on this {} ({})", name, where, why));
-    vp::note("vp-sim", fmt::format("{} skipped on this {}: {}", name, where, why));
-  }
+  note_skipped(calls.front());
   if (!o.svg.empty()) {
     const vp::sim_cli::CaseResult& first = calls.front();
     const std::string svg = vp::render::timeline_svg(
@@ -260,8 +309,16 @@ int main(int argc, char** argv) {
                  "plus the contention mechanisms of --contention, charged only where a resource is oversubscribed)")
       ->check(CLI::IsMember({"ideal", "contention"}));
   app.add_option("--contention", o.contention,
-                 "The contention model's parameter table (schemas/contention.schema.json; the committed one is "
-                 "simulator/contention.json); required with --model contention");
+                 "The contention model's parameter table (schemas/contention.schema.json), with --model contention; "
+                 "default: the committed one, installed as <prefix>/share/vpcat/contention.json beside "
+                 "<prefix>/bin/vp-sim (a build tree's vp-sim: the source tree's simulator/contention.json)")
+      ->type_name("FILE");
+  app.add_option("--sizes", o.sizes,
+                 "Sweep message sizes as nccl-tests' alltoall_perf -b MIN -e MAX -f FACTOR: MIN:MAX[:FACTOR] "
+                 "(bytes per rank, K/M/G = 2^10/2^20/2^30, factor 2 by default), the workload scaled to each "
+                 "size, keeping its shape; prints per size and scheduler the time, nccl-tests' algbw and busbw "
+                 "and time / bound (docs/simulator.md \"Message sizes\")")
+      ->type_name("MIN:MAX[:FACTOR]");
   app.add_flag("--flow-bound", o.flow_bound,
                "Also solve the flow bound: the fluid optimum over every route, a linear program (COIN-OR CLP), to "
                "show how tight the cut bound is; up to 64 GPUs (docs/simulator.md)");

@@ -198,6 +198,19 @@ std::string flow_text(double cut_bound_us, const sim::FlowBound& f) {
                      f.time_us, ratio_text(f.time_us, cut_bound_us), binding.empty() ? "" : "; binding: " + binding);
 }
 
+// The run's first lines: the catalog, the demand (`sized`: how a sweep
+// scales it), the model and its table, and the subset.
+std::string run_text(const RunInfo& info, const std::string& sized) {
+  std::string s = fmt::format("{}: {} GPUs, {} nodes; {}{}; latency {:g} us; model {}{}\n", info.catalog, info.gpus,
+                              info.nodes,
+                              info.demand_file.empty() ? "workload " + info.workload : "demand " + info.demand_file,
+                              sized, info.latency_us, info.model,
+                              info.model == "contention" ? " (" + info.contention_file + ")" : std::string());
+  if (!info.gpu_map.empty())
+    s += fmt::format("subset: catalog GPUs {} (the rest of the cluster idle)\n", info.gpu_list);
+  return s;
+}
+
 // (no scheduler named before the table: its rows come in the order asked)
 constexpr const char* kRouteBoundFor = "direct default routes: the schedulers with a /route figure only";
 
@@ -259,13 +272,7 @@ std::string report_json(const RunInfo& info, const std::vector<CaseResult>& call
 }
 
 std::string report_text(const RunInfo& info, const std::vector<CaseResult>& calls) {
-  std::string s = fmt::format("{}: {} GPUs, {} nodes; {}; latency {:g} us; model {}{}\n", info.catalog, info.gpus,
-                              info.nodes,
-                              info.demand_file.empty() ? "workload " + info.workload : "demand " + info.demand_file,
-                              info.latency_us, info.model,
-                              info.model == "contention" ? " (" + info.contention_file + ")" : std::string());
-  if (!info.gpu_map.empty())
-    s += fmt::format("subset: catalog GPUs {} (the rest of the cluster idle)\n", info.gpu_list);
+  std::string s = run_text(info, "");
   if (calls.size() == 1) {
     const CaseResult& c = calls.front();
     s += fmt::format("{:.0f} bytes; lower bound {:.1f} us ({})\n", c.total_bytes, c.bound.time_us,
@@ -303,6 +310,61 @@ std::string report_text(const RunInfo& info, const std::vector<CaseResult>& call
     s += fmt::format("{:<20} {:>14.1f} {:>9} {:>9} {:>11.3f} {:>12} {:>12.1f}\n", r.name, r.time_us,
                      ratio_text(bound_us, r.time_us), route_ratio_text(r.name, route_us, r.time_us), r.mean_ratio,
                      fmt::format("{:.3f} (#{})", r.worst_ratio, at + r.worst_call), r.planning_us);
+  return s;
+}
+
+std::string report_sizes_json(const RunInfo& info, const SizeSweep& sweep, const std::vector<SizeResult>& rows) {
+  ordered_json j = header(info, 1);
+  if (!rows.empty() && !rows.front().result.skipped.empty()) {
+    ordered_json skipped = ordered_json::object();
+    for (const auto& [name, why] : rows.front().result.skipped) skipped[name] = why;
+    j["skipped"] = skipped;
+  }
+  j["sizes"] = ordered_json{{"min", sweep.min}, {"max", sweep.max}, {"factor", sweep.factor}};
+  ordered_json list = ordered_json::array();
+  for (const SizeResult& row : rows) {
+    ordered_json one;
+    one["size"] = row.size.size;
+    one["count"] = row.size.count;
+    const ordered_json judged = case_json(row.result);
+    for (const auto& [key, value] : judged.items()) one[key] = value;
+    for (const SchedulerResult& r : row.result.results) {
+      const NcclBandwidth bw = nccl_alltoall_bw(row.size.size, r.time_us, info.gpus);
+      one["results"][r.name]["algbw_gbps"] = bw.algbw_gbps;
+      one["results"][r.name]["busbw_gbps"] = bw.busbw_gbps;
+    }
+    list.push_back(one);
+  }
+  j["per_size"] = list;
+  return j.dump(2) + "\n";
+}
+
+std::string report_sizes_text(const RunInfo& info, const SizeSweep& sweep, const std::vector<SizeResult>& rows) {
+  std::string s = run_text(info, fmt::format(", its shape scaled to sizes {} to {} (x{})", sweep.min, sweep.max, sweep.factor));
+  s += "nccl-tests alltoall figures: size = bytes per rank, count = floats per peer; algbw = size / time, "
+       "busbw = algbw * (n-1)/n (GB/s); /bound = time / lower bound\n\n";
+  if (rows.empty()) return s;
+  const std::vector<SchedulerResult>& first = rows.front().result.results;
+  std::string names = fmt::format("#{:>11} {:>12} {:>10}", "", "", "lower");
+  std::string heads = fmt::format("#{:>11} {:>12} {:>10}", "size", "count", "bound");
+  std::string units = fmt::format("#{:>11} {:>12} {:>10}", "(B)", "(elements)", "(us)");
+  for (const SchedulerResult& r : first) {
+    names += fmt::format(" {:^36}", r.name);
+    heads += fmt::format(" {:>10} {:>8} {:>8} {:>7}", "time", "algbw", "busbw", "/bound");
+    units += fmt::format(" {:>10} {:>8} {:>8} {:>7}", "(us)", "(GB/s)", "(GB/s)", "");
+  }
+  for (std::string* line : {&names, &heads, &units})
+    s += line->erase(line->find_last_not_of(' ') + 1) + "\n";
+  for (const SizeResult& row : rows) {
+    const CaseResult& c = row.result;
+    s += fmt::format("{:>12} {:>12} {:>10.1f}", row.size.size, row.size.count, c.bound.time_us);
+    for (const SchedulerResult& r : c.results) {
+      const NcclBandwidth bw = nccl_alltoall_bw(row.size.size, r.time_us, info.gpus);
+      s += fmt::format(" {:>10.1f} {:>8.2f} {:>8.2f} {:>7}", r.time_us, bw.algbw_gbps, bw.busbw_gbps,
+                       ratio_text(c.bound.time_us, r.time_us));
+    }
+    s += "\n";
+  }
   return s;
 }
 

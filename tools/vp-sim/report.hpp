@@ -1,6 +1,7 @@
 // vp-sim's output (schemas/sim.schema.json for --json): one demand's lower
 // bound, the route bound of the direct-route schedulers, and per-scheduler
-// results, or a sequence's (drift) totals, means, worst cases and every call.
+// results, or a sequence's (drift) totals, means, worst cases and every call,
+// or a sweep's (--sizes) every size with nccl-tests' bandwidths.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "compare.hpp"
+#include "sizes.hpp"
 #include "vp/sim/contention.hpp"
 
 namespace vp::sim_cli {
@@ -25,11 +27,21 @@ struct RunInfo {
   bool has_first_call = false;
   double latency_us = 0.0, completion_epsilon = 0.0;
   std::string model = "ideal";  // "ideal" or "contention"
-  std::string contention_file;  // --contention, with model "contention"
+  std::string contention_file;  // the table read, with model "contention" (--contention or the default)
   sim::ContentionModel contention;
 };
 
 std::string report_json(const RunInfo& info, const std::vector<CaseResult>& calls);
 std::string report_text(const RunInfo& info, const std::vector<CaseResult>& calls);
+
+// One size of a --sizes sweep: what nccl-tests reports as its size and
+// count, and the demand at that size judged.
+struct SizeResult {
+  NcclAlltoallSize size;
+  CaseResult result;
+};
+
+std::string report_sizes_json(const RunInfo& info, const SizeSweep& sweep, const std::vector<SizeResult>& rows);
+std::string report_sizes_text(const RunInfo& info, const SizeSweep& sweep, const std::vector<SizeResult>& rows);
 
 }  // namespace vp::sim_cli

@@ -99,7 +99,7 @@ std::string WorkloadSpec::text() const {
   std::string s = name;
   char sep = ':';
   for (const auto& [key, value] : values) {
-    s += fmt::format("{}{}={:g}", sep, key, value);
+    s += fmt::format("{}{}={}", sep, key, value);  // shortest exact form: bytes=1048577, zipf=1.2
     sep = ',';
   }
   return s;
