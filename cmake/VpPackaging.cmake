@@ -9,9 +9,12 @@
 #   vpcat-tools    vpcat_tools: vp-analyze, vp-catalog, vp-plan, vp-sim, the
 #                  JSON schemas, the man pages, bash and zsh completion, the
 #                  licences. Depends: dpkg-shlibdeps' libraries (hwloc, bliss,
-#                  fmt, pugixml, GMP, Open MPI with `gather`), plus
-#                  vpcat-runtime (= the same version) when libvpcat is shared
-#                  (the tools then link it; a static libvpcat is inside them).
+#                  fmt, pugixml, GMP, Open MPI with `gather`), libhwloc-plugins
+#                  (hwloc's libxml2 XML reader: without it hwloc falls back to
+#                  a minimal parser that cannot read every valid XML file; only
+#                  a Recommends of libhwloc15), plus vpcat-runtime (= the same
+#                  version) when libvpcat is shared (the tools then link it; a
+#                  static libvpcat is inside them).
 #   vpcat-mpi      vpcat_mpi (with VP_BUILD_MPI): libvpcat_mpi, the PMPI
 #                  interposer libvpcat_pmpi.so, vpcat_mpi.h, vpcat-mpi.pc and
 #                  vpcat::mpi; Depends: vpcat-runtime (= version) and Open MPI.
@@ -78,9 +81,10 @@ set(CPACK_DEBIAN_RUNTIME_DESCRIPTION "VarioPath catalog runtime: loader and onli
 set(CPACK_DEBIAN_TOOLS_PACKAGE_NAME vpcat-tools)
 set(CPACK_DEBIAN_TOOLS_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_TOOLS_DESCRIPTION "VarioPath catalog tools: analyzer, planner and simulator\nvp-analyze finds the contention-free transfer patterns of a PCIe GPU\ncluster and writes a .vpcat catalog; vp-catalog inspects, validates and\nconverts catalogs; vp-plan plans an AlltoAllv demand; vp-sim simulates\nplans and baselines. With man pages, bash and zsh completion and the\nJSON schemas of their outputs.")
+set(CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS "libhwloc-plugins")
 get_target_property(vp_libvpcat_type vpcat_c TYPE)
 if(vp_libvpcat_type STREQUAL "SHARED_LIBRARY")
-  set(CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS "vpcat-runtime (= ${vp_same_version})")
+  set(CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS "libhwloc-plugins, vpcat-runtime (= ${vp_same_version})")
   set(CPACK_DEBIAN_RUNTIME_PACKAGE_CONTROL_EXTRA ${PROJECT_SOURCE_DIR}/cmake/debian/triggers)
 endif()
 

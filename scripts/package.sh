@@ -83,6 +83,8 @@ tools_depends=$(dpkg-deb -f "$tools_deb" Depends)
 for lib in libhwloc libfmt libpugixml; do
   grep -q "$lib" <<<"$tools_depends" || die "vpcat-tools' Depends: lacks $lib (dpkg-shlibdeps did not run?): $tools_depends"
 done
+# hwloc's XML reader is a plugin that libhwloc15 only recommends.
+grep -q "libhwloc-plugins" <<<"$tools_depends" || die "vpcat-tools' Depends: lacks libhwloc-plugins: $tools_depends"
 if readelf -d "$dir/runtime_loader/libvpcat.so"* >/dev/null 2>&1; then  # a shared libvpcat: the tools need it
   grep -q "vpcat-runtime (= $version)" <<<"$tools_depends" || die "vpcat-tools does not depend on vpcat-runtime (= $version)"
 fi

@@ -290,9 +290,8 @@ TEST_CASE("cluster: description errors name the place") {
 }
 
 TEST_CASE("cluster: node-type files lie under the description's folder, or under --cluster-root") {
-  // Finding 9 of issue 17: a description could make the analyzer open any
-  // file (/etc/shadow, ../../../../etc/passwd) and show its first line in a
-  // parse error.
+  // A description must not make the analyzer open any file (/etc/shadow,
+  // ../../../../etc/passwd) and show its first line in a parse error.
   vp::test::TempDir dir;
   const std::string tail = R"(], "nodes": [{"type": "n", "count": 1}]})";
   auto description = [&](const std::string& input) {

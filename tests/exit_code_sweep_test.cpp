@@ -1,4 +1,4 @@
-// The exit-code sweep (issue 17 item 5): every damaged catalog of
+// The exit-code sweep: every damaged catalog of
 // fixtures/corrupt/, every known-bad input of fixtures/bad-input/ and every
 // fuzz finding kept in tests/fuzz/corpus/ goes through every tool that reads
 // it, and each run must end with the documented code (README "Exit codes"):

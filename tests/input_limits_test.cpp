@@ -1,4 +1,4 @@
-// Bounded inputs and "-" (issue 17, items 2 and 3): every input file is read
+// Bounded inputs and "-": every input file is read
 // within --max-input-bytes and --max-input-wait (vp::read_input_file), the
 // analyzer refuses clusters and node types beyond its --max-* limits before
 // the work they would cost, and "-" is standard output for vp-analyze's
@@ -306,7 +306,7 @@ TEST_CASE("vp-analyze topology of 20,000 GPUs: output linear in the cluster, no 
 TEST_CASE("vp-analyze --max-analysis-seconds bounds the symmetry check too") {
   // 320 GPUs, two to a switch, allowed by --max-node-gpus: before the deadline
   // covered it, the routing check of the group's generators alone took over a
-  // minute (finding 8 of issue 17).
+  // minute.
   TempDir dir;
   const std::string input = dir.write("wide.txt", nvidia_smi_matrix(320));
   const auto start = std::chrono::steady_clock::now();
