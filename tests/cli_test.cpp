@@ -309,7 +309,7 @@ TEST_CASE("usage errors exit 1 with their message") {
   const std::string E = "vp-analyze: error: ";
   const std::string more = " (run 'vp-analyze --help' for the options)\n";
   check_usage_error(analyze("topology --input " + shell_quote(kPlatform) + " --bogus"),
-                    E + "The following argument was not expected: --bogus" + more);
+                    E + "--bogus: not an option" + more);
   check_usage_error(analyze("topology --input " + shell_quote(kPlatform) + " --probe"),
                     E + "--input excludes --probe" + more);
   check_usage_error(analyze("topology --input " + shell_quote(kPlatform) + " --fabric rail"),

@@ -11,6 +11,7 @@
 #include "tools_support.hpp"
 #include "vp/base/errors.hpp"
 #include "vp/catalog/errors.hpp"
+#include "vp/cli/near_miss.hpp"
 #include "vp/cli/run_main.hpp"
 #include "vpcat/format.hpp"
 #include "vpcat/version.hpp"
@@ -86,11 +87,35 @@ TEST_CASE("every tool: CLI11's usage errors read \"tool: error: what\" and exit 
   check(tool(kPlan, "--demand D.json"), 1,
         "vp-plan: error: --catalog is required (run 'vp-plan --help' for the options)\n");
   check(tool(kSim, "--catalog x --bogus"), 1,
-        "vp-sim: error: The following argument was not expected: --bogus (run 'vp-sim --help' for the options)\n");
+        "vp-sim: error: --bogus: not an option (run 'vp-sim --help' for the options)\n");
   check(tool(kCatalog, ""), 1,
         "vp-catalog: error: A subcommand is required (run 'vp-catalog --help' for the options)\n");
   check(tool(kAnalyze, "--nodes 0"), 1,
         "vp-analyze: error: --nodes: Value 0 not in range 1 to 1000000 (run 'vp-analyze --help' for the options)\n");
+}
+
+TEST_CASE("every tool: an option or subcommand it does not have is named, with the nearest it has") {
+  check(tool(kCatalog, "valdate x.vpcat"), 1,
+        "vp-catalog: error: valdate: not a subcommand (did you mean validate?) (run 'vp-catalog --help' for the "
+        "options)\n");
+  check(tool(kAnalyze, "--input x.json --ouput y.vpcat"), 1,
+        "vp-analyze: error: --ouput: not an option (did you mean --out?) (run 'vp-analyze --help' for the options)\n");
+  // CLI11 alone would say "--catalog is required" here.
+  check(tool(kPlan, "--catalg c.vpcat --demand D.json"), 1,
+        "vp-plan: error: --catalg: not an option (did you mean --catalog?) (run 'vp-plan --help' for the options)\n");
+  // A subcommand's options are known after it, the value of an option is no subcommand.
+  check(tool(kCatalog, "validate x.vpcat --agains y.json"), 1,
+        "vp-catalog: error: --agains: not an option (did you mean --against?) (run 'vp-catalog --help' for the "
+        "options)\n");
+}
+
+TEST_CASE("near misses: the edit distance counts insertions, deletions, substitutions and swaps of neighbours") {
+  CHECK(vp::cli::edit_distance("", "") == 0);
+  CHECK(vp::cli::edit_distance("validate", "validate") == 0);
+  CHECK(vp::cli::edit_distance("valdate", "validate") == 1);
+  CHECK(vp::cli::edit_distance("vaildate", "validate") == 1);  // two neighbours swapped
+  CHECK(vp::cli::edit_distance("--ouput", "--out") == 2);
+  CHECK(vp::cli::edit_distance("abc", "") == 3);
 }
 
 TEST_CASE("located JSON: --defaults and a catalog mirror: file:line:col, the line and a caret") {

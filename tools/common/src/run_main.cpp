@@ -9,12 +9,15 @@
 #include <cstring>
 #include <iostream>
 #include <new>
+#include <optional>
 #include <string_view>
+#include <vector>
 
 #include "vp/base/errors.hpp"
-#include "vp/cli/cli_docs.hpp"
 #include "vp/base/input_file.hpp"
 #include "vp/base/messages.hpp"
+#include "vp/cli/cli_docs.hpp"
+#include "vp/cli/near_miss.hpp"
 #include "vpcat/format.hpp"
 #include "vpcat/version.hpp"
 
@@ -114,7 +117,11 @@ int run_main(const Tool& tool, CLI::App& app, int argc, char** argv, const std::
       const int code = app.exit(e);
       return stdout_lost() ? lost_output(tool, errno) : code;
     }
-    vp::error(tool.name, fmt::format("{} (run '{} --help' for the options)", e.what(), tool.name));
+    // A word the tool does not know says more than what CLI11 made of it
+    // ("--catalg x" is "--catalog is required" to CLI11).
+    const std::optional<std::string> unknown = unknown_word(app, std::vector<std::string>(argv + 1, argv + argc));
+    vp::error(tool.name, fmt::format("{} (run '{} --help' for the options)", unknown ? *unknown : std::string(e.what()),
+                                     tool.name));
     return static_cast<int>(ExitCode::usage);
   }
   int code = 0;
