@@ -135,6 +135,27 @@ TEST_CASE("progress: a bar is redrawn in place and cleared, five times a second 
   CHECK(f.text() == out);
 }
 
+TEST_CASE("progress: a bar fits the terminal's width, so that a redraw leaves no stale copy") {
+  Fixture f(ProgressReporter::Mode::bar);
+  ProgressReporter narrow(f.file, "vp-analyze: ", [&] {
+    ProgressReporter::Options o = f.options(ProgressReporter::Mode::bar, milliseconds(10000));
+    o.columns = [] { return 40; };
+    return o;
+  }());
+  f.at(1.0);
+  narrow.report(searching(1));
+  const std::string out = f.text();
+  REQUIRE(out.rfind("\r\x1b[K", 0) == 0);
+  const std::string bar = out.substr(4);
+  CHECK(bar.size() == 39);
+  CHECK(bar == "vp-analyze: node type pcie-gen4 (1 o...");
+  // Lines (a log) are never cut.
+  Fixture lines(ProgressReporter::Mode::lines);
+  lines.at(1.0);
+  lines.reporter.report(searching(1));
+  CHECK(lines.text().size() > 100);
+}
+
 TEST_CASE("progress: none shows nothing") {
   Fixture f(ProgressReporter::Mode::none);
   for (double t : {0.0, 2.0, 20.0}) {

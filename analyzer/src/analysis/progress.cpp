@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdlib>
 
 #include "vp/base/messages.hpp"
 
@@ -42,6 +46,30 @@ std::string node_type_head(const AnalysisProgress& p) {
 
 std::uint64_t work_of(const AnalysisProgress& p) {
   return p.stage == Stage::patterns ? p.search_nodes : p.stage == Stage::contention ? p.checked : 0;
+}
+
+// The columns of the terminal `to` writes to, else $COLUMNS, else 80.
+int terminal_columns(std::FILE* to) {
+  winsize w{};
+  if (to != nullptr && ::ioctl(::fileno(to), TIOCGWINSZ, &w) == 0 && w.ws_col > 0) return w.ws_col;
+  if (const char* env = std::getenv("COLUMNS")) {
+    const int n = std::atoi(env);
+    if (n > 0) return n;
+  }
+  return 80;
+}
+
+// `line` cut to fewer than `columns` columns (one per character: a UTF-8
+// continuation byte takes none), ending in "..." when cut.
+std::string fit(const std::string& line, int columns) {
+  const std::size_t room = columns > 4 ? static_cast<std::size_t>(columns - 1) : 3;
+  std::size_t shown = 0, cut = 0;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if ((static_cast<unsigned char>(line[i]) & 0xC0) == 0x80) continue;
+    if (shown == room - 3) cut = i;
+    if (++shown > room) return line.substr(0, cut) + "...";
+  }
+  return line;
 }
 
 }  // namespace
@@ -121,7 +149,7 @@ void ProgressReporter::emit_line(const std::string& text) {
 }
 
 void ProgressReporter::draw_bar(const std::string& text) {
-  write_message(to_, "\r\x1b[K" + prefix_ + text);
+  write_message(to_, "\r\x1b[K" + fit(prefix_ + text, opt_.columns ? opt_.columns() : terminal_columns(to_)));
   bar_visible_ = true;
 }
 

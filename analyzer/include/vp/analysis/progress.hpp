@@ -71,6 +71,11 @@ class ProgressReporter {
     std::chrono::milliseconds interval{10000};
     // For tests: the clock (Clock::now by default).
     std::function<Clock::time_point()> now;
+    // The width a bar may take, in columns: by default the terminal's
+    // (TIOCGWINSZ on the stream), else $COLUMNS, else 80. A bar longer than
+    // the width less one is cut, ending in "...": a line that wraps cannot be
+    // redrawn in place, and each redraw would leave a stale copy behind.
+    std::function<int()> columns;
   };
 
   // Writes to `to` (stderr for the tools), prefixing every line with `prefix`
