@@ -109,6 +109,18 @@ TEST_CASE("every tool: an option or subcommand it does not have is named, with t
         "options)\n");
 }
 
+TEST_CASE("every tool names its catalog with --catalog; vp-catalog also takes it as the first word") {
+  const std::string golden = vp::test::fixture("catalogs/format-1.0/quad-rail4.vpcat");
+  for (const std::string& args : {"validate " + shell_quote(golden), "validate --catalog " + shell_quote(golden)}) {
+    const RunResult r = tool(kCatalog, args);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == golden + ": valid catalog (1 node types, 4 nodes, 16 GPUs)\n");
+  }
+  check(tool(kCatalog, "inspect --catalg " + shell_quote(golden)), 1,
+        "vp-catalog: error: --catalg: not an option (did you mean --catalog?) (run 'vp-catalog --help' for the "
+        "options)\n");
+}
+
 TEST_CASE("near misses: the edit distance counts insertions, deletions, substitutions and swaps of neighbours") {
   CHECK(vp::cli::edit_distance("", "") == 0);
   CHECK(vp::cli::edit_distance("validate", "validate") == 0);

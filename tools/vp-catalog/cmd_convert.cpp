@@ -38,7 +38,7 @@ int run(const ConvertOptions& o) {
 Runner setup_convert(CLI::App& app) {
   auto o = std::make_shared<ConvertOptions>();
   CLI::App* cmd = app.add_subcommand("convert", "Convert between the binary catalog and its JSON mirror");
-  cmd->add_option("FILE", o->file, "The catalog (.vpcat or JSON mirror)")->required();
+  cmd->add_option("FILE,--catalog", o->file, "The catalog (.vpcat or JSON mirror)")->required();
   cmd->add_option("--to", o->to, "Output form")->required()->check(CLI::IsMember({"json", "binary"}));
   cmd->add_option("--out", o->out, "Output file, - for standard output")->required();
   return [o] { return run(*o); };

@@ -41,7 +41,7 @@ int run(const DumpOptions& o) {
 Runner setup_dump(CLI::App& app) {
   auto o = std::make_shared<DumpOptions>();
   CLI::App* cmd = app.add_subcommand("dump", "Hex dump of a catalog, with --annotate the spec's field names beside the bytes");
-  cmd->add_option("FILE", o->file, "The .vpcat file")->required();
+  cmd->add_option("FILE,--catalog", o->file, "The .vpcat file")->required();
   cmd->add_flag("--annotate", o->annotate, "Name every field and decode its value");
   return [o] { return run(*o); };
 }

@@ -104,7 +104,7 @@ int run(const InspectOptions& o) {
 Runner setup_inspect(CLI::App& app) {
   auto o = std::make_shared<InspectOptions>();
   CLI::App* cmd = app.add_subcommand("inspect", "Print the header, the sections and the catalog summary");
-  cmd->add_option("FILE", o->file, "The .vpcat file")->required();
+  cmd->add_option("FILE,--catalog", o->file, "The .vpcat file")->required();
   cmd->add_flag("--json", o->json,
                 "Print JSON: the keys of `vp-analyze --summary json`, then file, versions and sections");
   return [o] { return run(*o); };

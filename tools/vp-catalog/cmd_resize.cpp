@@ -128,7 +128,7 @@ Runner setup_resize(CLI::App& app) {
   auto o = std::make_shared<ResizeOptions>();
   CLI::App* cmd = app.add_subcommand(
       "resize", "Write the catalog of other nodes of the same node types, without analysing a node type again");
-  cmd->add_option("FILE", o->file, "The catalog (.vpcat or JSON mirror)")->required();
+  cmd->add_option("FILE,--catalog", o->file, "The catalog (.vpcat or JSON mirror)")->required();
   cmd->add_option("--nodes", o->nodes,
                   "The new catalog's nodes in order: HOSTLIST (a name the catalog has keeps its type; a new one takes "
                   "the catalog's only type) or TYPE=HOSTLIST; repeatable")

@@ -184,7 +184,7 @@ Runner setup_score(CLI::App& app) {
   auto o = std::make_shared<ScoreOptions>();
   CLI::App* cmd = app.add_subcommand(
       "score", "Lower bound and planned AlltoAllv time of a placement (a job's GPUs), or a ranking of several");
-  cmd->add_option("FILE", o->file, "The cluster's catalog (.vpcat)")->required();
+  cmd->add_option("FILE,--catalog", o->file, "The cluster's catalog (.vpcat)")->required();
   CLI::Option* gpus = cmd->add_option("--gpus", o->gpus,
                                       "The placement: catalog GPU indexes and ranges, or NODE:A-B, NODE:*, "
                                       "NODE:BUS-ID (as vp-plan --gpus)")

@@ -47,7 +47,7 @@ Runner setup_validate(CLI::App& app) {
   auto o = std::make_shared<ValidateOptions>();
   CLI::App* cmd = app.add_subcommand(
       "validate", "Verify a catalog; exit 0 valid, 3 invalid or mismatched, 2 unreadable");
-  cmd->add_option("FILE", o->file,
+  cmd->add_option("FILE,--catalog", o->file,
                   "The .vpcat file (or its JSON mirror); a write of the pair interrupted between its two files "
                   "is completed first (exit 2 when this user cannot)")
       ->required();
