@@ -104,6 +104,27 @@ TEST_CASE("vp-sim names the workload with its parameters exactly") {
   CHECK(nlohmann::json::parse(r.out)["workload"] == "hotspot:bytes=1048577,factor=2.5,hot=0");
 }
 
+TEST_CASE("vp-sim runs p2pmark's traffic and reports its aggregate and per-receiver sums") {
+  Files f;
+  const RunResult r = f.sim("--workload shift:k=3,bytes=4096 --schedulers fanout --json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK(j["workload"] == "shift:bytes=4096,k=3");
+  CHECK(j["total_bytes"] == 32 * 4096.0);
+  const nlohmann::json& fanout = j["results"]["fanout"];
+  CHECK(fanout["aggregate_gbps"].get<double>() == doctest::Approx(32 * 4096.0 / fanout["time_us"].get<double>() / 1e3));
+  CHECK(fanout["receiver_sum_gbps"].get<double>() >= fanout["aggregate_gbps"].get<double>() * (1 - 1e-12));
+  const RunResult dense = f.sim("--workload p2pmark:bytes=4096 --schedulers fanout --json");
+  REQUIRE_MESSAGE(dense.exit_code == 0, dense.err);
+  CHECK(nlohmann::json::parse(dense.out)["total_bytes"] == 32 * 31 * 4096.0);
+  const RunResult incast = f.sim("--workload incast:reader=5 --schedulers fanout --json");
+  REQUIRE_MESSAGE(incast.exit_code == 0, incast.err);
+  CHECK(nlohmann::json::parse(incast.out)["total_bytes"] == 31 * 67108864.0);
+  check_error(f.sim("--workload shift:k=32"), 1,
+              "--workload shift: k=32 is a multiple of the 32 GPUs (every GPU would read from itself)");
+  check_error(f.sim("--workload incast:reader=32"), 1, "--workload incast: reader=32 is not a GPU (the catalog has 32)");
+}
+
 TEST_CASE("vp-sim reads vp-plan's demand files and prints a table by default") {
   Files f;
   std::string dense = "{\"gpus\": 32, \"entries\": [[0, 31, 1048576], [31, 0, 4096], [3, 4, 65536]]}";
@@ -266,7 +287,7 @@ TEST_CASE("vp-sim errors: where, what, why, and the exit code") {
               " \"entries\": [[0, 1, -3]]}\n"
               "                    ^");
   check_error(f.sim("--workload zipf"), 1,
-              "--workload \"zipf\": unknown workload (expected uniform, hotspot, moe, seqpar or drift)");
+              "--workload \"zipf\": unknown workload (expected uniform, p2pmark, shift, incast, hotspot, moe, seqpar or drift)");
   check_error(f.sim("--workload moe:zipff=1"), 1,
               "--workload moe: unknown key \"zipff\" (expected zipf, hidden, experts, topk, tokens, elem, seed)");
   check_error(f.sim("--workload moe:zipf=x"), 1, "--workload moe: zipf=x is not a number");

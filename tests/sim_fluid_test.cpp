@@ -136,6 +136,26 @@ TEST_CASE("two flows on one link share it equally") {
   CHECK(r.transfers == 2);
 }
 
+TEST_CASE("each receiver's last arrival: per GPU, over steps, with and without port arbitration") {
+  Topology t = make_node_from_shape("[g4]", {});  // 24 GB/s links under one switch
+  // Step 0: gpu0 -> gpu1 48e3 bytes and gpu2 -> gpu3 24e3 bytes, disjoint
+  // links: 2 us and 1 us after a 5 us latency. Step 1: gpu1 -> gpu0 24e3.
+  Schedule s{{Step{{flow(t, t.gpus[0], t.gpus[1], 48e3), flow(t, t.gpus[2], t.gpus[3], 24e3)}},
+              Step{{flow(t, t.gpus[1], t.gpus[0], 24e3)}}}};
+  for (bool arbitrate : {false, true}) {
+    SimOptions o = latency(5);
+    o.contention.enabled = arbitrate;
+    o.contention.port_arbitration = arbitrate;
+    o.contention.forwarder.on = o.contention.nic.on = o.contention.chunk_on = false;
+    SimResult r = simulate(t, s, o);
+    REQUIRE(r.arrival_us.size() == 4);
+    CHECK(r.arrival_us[1] == doctest::Approx(7.0));
+    CHECK(r.arrival_us[3] == doctest::Approx(6.0));
+    CHECK(r.arrival_us[0] == doctest::Approx(7.0 + 6.0));  // step 1 starts when step 0 ends
+    CHECK(r.arrival_us[2] == 0.0);                         // receives nothing
+  }
+}
+
 TEST_CASE("a long flow over a three-link chain against one short flow per link") {
   Chain c = chain_topology(10, 20, 30, 1000);
   const Topology& t = c.t;

@@ -100,3 +100,19 @@ TEST_CASE("the drifting sequence sweeps the skew up and back down") {
   CHECK_FALSE(calls[1] == calls[0]);
   CHECK(drifting_moe_sequence(16, o, 50)[7] == calls[7]);
 }
+
+TEST_CASE("p2pmark's probe +k: GPU i reads from (i + k) mod n, one flow each") {
+  const Demand d = shift_demand(8, 3, 64.0);
+  for (std::size_t s = 0; s < 8; ++s)
+    for (std::size_t t = 0; t < 8; ++t) CHECK(d.at(s, t) == (s == (t + 3) % 8 ? 64.0 : 0.0));
+  CHECK(shift_demand(8, 11, 1.0).at(3, 0) == 1.0);  // k taken mod n
+  CHECK_THROWS_AS(shift_demand(8, 16, 1.0), std::invalid_argument);
+}
+
+TEST_CASE("p2pmark's single reader: every other GPU sends to it") {
+  const Demand d = incast_demand(4, 2, 5.0);
+  CHECK(d.column_sum(2) == 15.0);
+  CHECK(d.total() == 15.0);
+  CHECK(d.at(2, 2) == 0.0);
+  CHECK_THROWS_AS(incast_demand(4, 4, 1.0), std::invalid_argument);
+}

@@ -8,7 +8,8 @@
   against schemas/topology.schema.json;
 * the hand-authored platforms (the evaluation server, its expected normalized
   form and the calibration machines) against the same;
-* every fixtures/platforms/*.cluster.json against schemas/cluster.schema.json.
+* every fixtures/platforms/*.cluster.json against schemas/cluster.schema.json;
+* simulator/calibration/figures.json against schemas/calibration-figures.schema.json.
 
 Exit 0 when every document validates, 1 otherwise (each failure printed with
 the JSON path of the offending value). A missing jsonschema module is a
@@ -127,6 +128,11 @@ def main(argv):
     for name in cluster_files:
         with open(os.path.join(platforms, name), encoding="utf-8") as f:
             report(f"cluster schema: platforms/{name}", problems(cluster, json.load(f)))
+
+    figures_schema = load_schema(os.path.join(schemas, "calibration-figures.schema.json"))
+    figures = os.path.join(os.path.dirname(fixtures), "simulator", "calibration", "figures.json")
+    with open(figures, encoding="utf-8") as f:
+        report("calibration figures: simulator/calibration/figures.json", problems(figures_schema, json.load(f)))
 
     print(f"{checked - failures} of {checked} documents valid")
     return 1 if failures else 0

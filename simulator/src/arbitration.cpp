@@ -325,6 +325,7 @@ void Arbitrated::settle(FluidOutcome& out) {
 
 FluidOutcome Arbitrated::run(double epsilon) {
   FluidOutcome out;
+  out.finish_us.assign(rem_.size(), 0.0);
   double now = 0.0;
   std::vector<std::uint32_t> done;
   while (!running_.empty()) {
@@ -342,6 +343,7 @@ FluidOutcome Arbitrated::run(double epsilon) {
     for (std::uint32_t f : running_) rem_[f] = std::max(0.0, rem_[f] - rate_[f] * (end - now));
     now = end;
     for (std::uint32_t f : done) {
+      out.finish_us[f] = now;
       active_[f] = 0;
       for (std::uint32_t i = 0; i < entries(f); ++i) {
         const std::uint32_t q = route(f)[i];

@@ -311,6 +311,7 @@ void Fluid::solve(const std::vector<std::uint32_t>& done, double now) {
 FluidOutcome Fluid::run(double epsilon) {
   FluidOutcome out;
   const auto nf = static_cast<std::uint32_t>(p_.transfers());
+  out.finish_us.assign(nf, 0.0);
   if (nf == 0) return out;
   running_ = nf;
   running_list_.resize(nf);
@@ -344,6 +345,7 @@ FluidOutcome Fluid::run(double epsilon) {
       end = std::max(end, e.time);
     }
     now = end;
+    for (std::uint32_t f : done) out.finish_us[f] = now;
     solve(done, now);
     running_ -= done.size();
     ++out.events;

@@ -83,6 +83,7 @@ struct FluidProblem {
 
 struct FluidOutcome {
   double makespan_us = 0.0;  // when the last transfer finished
+  std::vector<double> finish_us;  // per transfer: when it finished (its batch's end)
   std::size_t events = 0;    // rate computations, the initial one included
   // Port arbitration: progressive fillings over all events, and the events
   // whose port shares had not settled within the round limit (their rates

@@ -60,19 +60,26 @@ class StepBuilder {
   StepBuilder(const Topology& t, const ContentionModel& m)
       : t_(t), model_(m), resource_of_(t.links.size() + t.components.size(), kNone) {}
 
-  detail::FluidProblem build(const Step& step) {
+  // Per transfer of the last build(): the GPU index of its dst when one of
+  // its flows delivers there (dst is the flow's final), else -1.
+  const std::vector<int>& delivers_to() const { return delivers_to_; }
+
+  detail::FluidProblem build(const Step& step, const std::vector<int>& gpu) {
     detail::FluidProblem p;
+    delivers_to_.clear();
     std::unordered_map<std::uint64_t, std::vector<std::size_t>> by_pair;  // -> transfer indexes
     std::vector<const Route*> route_of;
     std::vector<std::uint32_t> used;
     std::vector<std::uint32_t> res, ports;
     for (const Flow& f : step.flows) {
       if (f.bytes <= 0) continue;
+      const int delivers = f.dst == f.final && f.origin != f.final ? gpu[f.dst] : -1;
       auto& same = by_pair[(std::uint64_t{f.src} << 32) | f.dst];
       bool merged = false;
       for (std::size_t k : same) {
         if (route_of[k]->links == f.route.links && route_of[k]->forwarders == f.route.forwarders) {
           p.bytes[k] += f.bytes;
+          if (delivers >= 0) delivers_to_[k] = delivers;
           merged = true;
           break;
         }
@@ -80,6 +87,7 @@ class StepBuilder {
       if (merged) continue;
       same.push_back(p.transfers());
       route_of.push_back(&f.route);
+      delivers_to_.push_back(delivers);
       res.clear();
       for (LinkId l : f.route.links) res.push_back(resource(p, l, t_.links[l].capacity.gbps, used));
       auto forwarder = [&](ComponentId c) {
@@ -161,13 +169,14 @@ class StepBuilder {
   const Topology& t_;
   const ContentionModel& model_;
   std::vector<std::uint32_t> resource_of_;  // link id, or links + component id -> resource
+  std::vector<int> delivers_to_;
 };
 
 }  // namespace
 
 namespace detail {
 FluidProblem step_problem(const Topology& t, const Step& step, const ContentionModel& m) {
-  return StepBuilder(t, m).build(step);
+  return StepBuilder(t, m).build(step, gpu_indexes(t));
 }
 }  // namespace detail
 
@@ -200,6 +209,7 @@ SimResult simulate(const Topology& t, const Schedule& schedule, const SimOptions
   const std::vector<int> gpu = gpu_indexes(t);
   SimResult result;
   result.delivered = Demand(t.gpus.size());
+  result.arrival_us.assign(t.gpus.size(), 0.0);
   check_contention_model(opts.contention);
   StepBuilder builder(t, opts.contention);
   for (std::size_t s = 0; s < schedule.steps.size(); ++s) {
@@ -210,9 +220,12 @@ SimResult simulate(const Topology& t, const Schedule& schedule, const SimOptions
       if (f.dst == f.final && f.origin != f.final)
         result.delivered.add(static_cast<std::size_t>(gpu[f.origin]), static_cast<std::size_t>(gpu[f.final]), f.bytes);
     }
-    detail::FluidProblem p = builder.build(step);
+    detail::FluidProblem p = builder.build(step, gpu);
     const detail::FluidOutcome o = p.port.empty() ? detail::run_fluid(p, opts.completion_epsilon)
                                                   : detail::run_fluid_arbitrated(p, opts.completion_epsilon);
+    for (std::size_t k = 0; k < p.transfers(); ++k)
+      if (const int g = builder.delivers_to()[k]; g >= 0)
+        result.arrival_us[g] = std::max(result.arrival_us[g], result.time_us + opts.latency_us + o.finish_us[k]);
     double step_us = step.flows.empty() ? 0.0 : opts.latency_us + o.makespan_us;
     result.step_us.push_back(step_us);
     result.time_us += step_us;

@@ -86,6 +86,22 @@ Demand uniform_demand(std::size_t gpus, double bytes_per_pair) {
   return d;
 }
 
+Demand shift_demand(std::size_t gpus, std::size_t k, double bytes) {
+  require(gpus > 0, "shift_demand: gpus must be > 0");
+  require(k % gpus != 0, "shift_demand: k must not be a multiple of the number of GPUs (every GPU would read from itself)");
+  Demand d(gpus);
+  for (std::size_t i = 0; i < gpus; ++i) d.set((i + k) % gpus, i, bytes);
+  return d;
+}
+
+Demand incast_demand(std::size_t gpus, std::size_t reader, double bytes) {
+  require(reader < gpus, "incast_demand: reader must be a GPU index");
+  Demand d(gpus);
+  for (std::size_t s = 0; s < gpus; ++s)
+    if (s != reader) d.set(s, reader, bytes);
+  return d;
+}
+
 Demand hot_spot_demand(std::size_t gpus, double bytes_per_pair, std::size_t hot, double factor) {
   require(hot < gpus, "hot_spot_demand: hot must be a GPU index");
   require(std::isfinite(factor) && factor >= 0, "hot_spot_demand: factor must be >= 0");

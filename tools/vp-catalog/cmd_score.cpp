@@ -198,7 +198,8 @@ Runner setup_score(CLI::App& app) {
       ->excludes(nodes);
   cmd->add_option("--demand", o->demand, "Demand file over the placement's GPUs, in rank order (as vp-plan's)");
   cmd->add_option("--workload", o->workload,
-                  "Or a generated demand (as vp-sim --workload: uniform, hotspot, moe, seqpar; drift's first call)")
+                  "Or a generated demand (as vp-sim --workload: uniform, p2pmark, shift, incast, hotspot, moe, seqpar; "
+                  "drift's first call)")
       ->type_name("SPEC");
   cmd->add_option("--latency-us", o->latency_us, "Start-up latency per transfer, microseconds (default 5)")
       ->check(CLI::Range(0.0, 1e6));

@@ -37,6 +37,19 @@ std::vector<std::string> parse_schedulers(const std::string& list) {
   return out;
 }
 
+namespace {
+
+// Sum over receivers of delivered bytes / arrival, in GB/s (1e3 bytes per
+// microsecond).
+double receiver_sum_gbps(const sim::SimResult& sim) {
+  double sum = 0.0;
+  for (std::size_t g = 0; g < sim.arrival_us.size(); ++g)
+    if (sim.arrival_us[g] > 0) sum += sim.delivered.column_sum(g) / sim.arrival_us[g] / 1e3;
+  return sum;
+}
+
+}  // namespace
+
 CaseResult compare(const Topology& t, vpcat::Planner& planner, const sim::Demand& demand,
                    const std::vector<std::string>& schedulers, const CompareOptions& opts,
                    const sim::JobView* job) {
@@ -90,6 +103,8 @@ CaseResult compare(const Topology& t, vpcat::Planner& planner, const sim::Demand
     r.time_us = sim.time_us;
     r.unsettled_events = sim.unsettled_events;
     r.ratio_to_bound = out.bound.time_us > 0 ? sim.time_us / out.bound.time_us : 0.0;
+    r.aggregate_gbps = sim.time_us > 0 ? out.total_bytes / sim.time_us / 1e3 : 0.0;
+    r.receiver_sum_gbps = receiver_sum_gbps(sim);
     r.steps = schedule.steps.size();
     for (const sim::Step& s : schedule.steps) r.flows += s.flows.size();
     out.results.push_back(r);

@@ -54,6 +54,12 @@ struct SchedulerResult {
   std::string name;
   double time_us = 0.0;
   double ratio_to_bound = 0.0;   // time_us / lower bound; 0 when the bound is 0
+  // total bytes / time_us, GB/s; 0 when the time is 0.
+  double aggregate_gbps = 0.0;
+  // Sum over receiving GPUs of (bytes delivered to it / when its last byte
+  // arrived), GB/s: p2pmark's "total" (each reader timed on its own clock).
+  // At least aggregate_gbps; equal when every receiver ends together.
+  double receiver_sum_gbps = 0.0;
   // variopath: median wall clock of plan() (after a warm-up call); the
   // baselines: wall clock of building their schedule once here (a
   // reconstruction's cost, not their authors' code).

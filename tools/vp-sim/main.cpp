@@ -273,7 +273,8 @@ int main(int argc, char** argv) {
                                 "{\"gpus\": n, \"entries\": [[src, dst, bytes], ...]}; at most 2^53 bytes per pair");
   auto* workload = app.add_option(
       "--workload", o.workload,
-      "A generated demand instead: uniform[:bytes=B] | hotspot[:bytes=B,hot=G,factor=F] | "
+      "A generated demand instead: uniform[:bytes=B] | p2pmark[:bytes=B] | shift[:k=K,bytes=B] | "
+      "incast[:reader=G,bytes=B] | hotspot[:bytes=B,hot=G,factor=F] | "
       "moe[:zipf=S,hidden=H,experts=E,topk=K,tokens=T,elem=2,seed=1] | seqpar[:tokens=T,hidden=H,elem=2] | "
       "drift[:calls=50,hidden=H,experts=E,topk=K,tokens=T,elem=2,seed=1] (defaults: docs/simulator.md)");
   demand->excludes(workload);

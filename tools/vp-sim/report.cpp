@@ -50,6 +50,7 @@ ordered_json result_json(const SchedulerResult& r, double bound_us, double route
   j["ratio_to_bound"] = ratio(bound_us, r.time_us);
   if (direct_route_scheduler(r.name)) j["ratio_to_route_bound"] = ratio(route_bound_us, r.time_us);
   if (flow_bound_us >= 0) j["ratio_to_flow_bound"] = ratio(flow_bound_us, r.time_us);
+  if (r.aggregate_gbps > 0) j["aggregate_gbps"] = r.aggregate_gbps, j["receiver_sum_gbps"] = r.receiver_sum_gbps;
   j["planning_us"] = r.planning_us;
   j["steps"] = r.steps;
   j["flows"] = r.flows;

@@ -27,6 +27,8 @@ constexpr double kMaxExperts = 1 << 16;
 constexpr double kMaxElem = 64;
 constexpr double kMaxCalls = 1000;
 
+constexpr double kP2pmarkBytes = 64.0 * 1024 * 1024;
+
 struct Key {
   const char* name;
   double value;   // default
@@ -38,6 +40,10 @@ struct Key {
 const std::map<std::string, std::vector<Key>>& workloads() {
   static const std::map<std::string, std::vector<Key>> table{
       {"uniform", {{"bytes", 1048576, true, 0}}},
+      // lukealonso/p2pmark's transfers: TRANSFER_SIZE = 64 MiB.
+      {"p2pmark", {{"bytes", kP2pmarkBytes, true, 0}}},
+      {"shift", {{"k", 1, true, 1}, {"bytes", kP2pmarkBytes, true, 0}}},
+      {"incast", {{"reader", 0, true, 0}, {"bytes", kP2pmarkBytes, true, 0}}},
       {"hotspot", {{"bytes", 1048576, true, 0}, {"hot", 0, true, 0}, {"factor", 10, false, 0}}},
       {"moe",
        {{"zipf", 1.0, false, 0},
@@ -111,7 +117,7 @@ WorkloadSpec parse_workload(const std::string& spec) {
   w.name = spec.substr(0, colon);
   auto it = workloads().find(w.name);
   if (it == workloads().end())
-    fail(fmt::format("\"{}\": unknown workload (expected uniform, hotspot, moe, seqpar or drift)", w.name));
+    fail(fmt::format("\"{}\": unknown workload (expected uniform, p2pmark, shift, incast, hotspot, moe, seqpar or drift)", w.name));
   const std::vector<Key>& keys = it->second;
   for (const Key& k : keys) w.values[k.name] = k.value;
   if (colon == std::string::npos) return w;
@@ -151,8 +157,16 @@ WorkloadSpec parse_workload(const std::string& spec) {
 std::vector<sim::Demand> make_demands(const WorkloadSpec& w, std::size_t gpus) {
   std::vector<sim::Demand> out;
   try {
-    if (w.name == "uniform") {
+    if (w.name == "uniform" || w.name == "p2pmark") {
       out.push_back(sim::uniform_demand(gpus, w.values.at("bytes")));
+    } else if (w.name == "shift") {
+      const std::size_t k = size(w, "k");
+      if (k % gpus == 0) fail(fmt::format("shift: k={} is a multiple of the {} GPUs (every GPU would read from itself)", k, gpus));
+      out.push_back(sim::shift_demand(gpus, k, w.values.at("bytes")));
+    } else if (w.name == "incast") {
+      const std::size_t reader = size(w, "reader");
+      if (reader >= gpus) fail(fmt::format("incast: reader={} is not a GPU (the catalog has {})", reader, gpus));
+      out.push_back(sim::incast_demand(gpus, reader, w.values.at("bytes")));
     } else if (w.name == "hotspot") {
       const std::size_t hot = size(w, "hot");
       if (hot >= gpus) fail(fmt::format("hotspot: hot={} is not a GPU (the catalog has {})", hot, gpus));

@@ -4,6 +4,11 @@
 //   SPEC = NAME [":" KEY "=" VALUE ("," KEY "=" VALUE)*]
 //
 //   uniform   bytes=1048576                    every GPU sends `bytes` to every other
+//   p2pmark   bytes=67108864                   p2pmark's dense test: every GPU reads `bytes`
+//                                              from every peer at once (= uniform, p2pmark's size)
+//   shift     k=1,bytes=67108864               p2pmark's probe "+k": GPU i reads from (i+k) mod n,
+//                                              i.e. (i+k) mod n sends to i
+//   incast    reader=0,bytes=67108864          p2pmark's single reader: every other GPU sends to it
 //   hotspot   bytes=1048576,hot=0,factor=10    uniform, GPU `hot` receives factor x
 //   moe       zipf=1.0,hidden=2048,experts=128,topk=8,tokens=4096,elem=2,seed=1
 //   seqpar    tokens=32768,hidden=4096,elem=2  sequence-parallel attention all-to-all
@@ -26,7 +31,7 @@
 namespace vp::sim_cli {
 
 struct WorkloadSpec {
-  std::string name;                     // uniform, hotspot, moe, seqpar, drift
+  std::string name;                     // uniform, p2pmark, shift, incast, hotspot, moe, seqpar, drift
   std::map<std::string, double> values; // every key of the workload, defaults filled in
   std::string text() const;             // canonical: "moe:elem=2,experts=128,hidden=2048,..."
 };

@@ -49,6 +49,12 @@ struct SimResult {
   // Bytes handed to their final destination, per (origin, final) in GPU
   // index order: the bytes of every flow whose dst is its final.
   Demand delivered;
+  // Per GPU index: when the last of the bytes delivered to it (flows whose
+  // dst is their final) arrived, from the schedule's start, latency
+  // included; 0 for a GPU that receives none. A per-receiver rate
+  // (delivered bytes / arrival) is what benchmarks that time each reader on
+  // its own clock report (p2pmark).
+  std::vector<double> arrival_us;
   std::size_t transfers = 0;    // after merging, over all steps
   std::size_t events = 0;       // rate computations, over all steps
   // Port arbitration (contention model): events whose port shares had not

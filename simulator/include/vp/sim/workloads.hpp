@@ -22,6 +22,14 @@ namespace vp::sim {
 // Every GPU sends `bytes_per_pair` to every other GPU.
 Demand uniform_demand(std::size_t gpus, double bytes_per_pair);
 
+// lukealonso/p2pmark's topology probe "+k": every GPU i reads `bytes` from
+// GPU (i + k) mod n, so GPU (i + k) mod n sends to i (one flow per GPU).
+// k mod n must not be 0.
+Demand shift_demand(std::size_t gpus, std::size_t k, double bytes);
+
+// p2pmark's single-reader test: every other GPU sends `bytes` to `reader`.
+Demand incast_demand(std::size_t gpus, std::size_t reader, double bytes);
+
 // Uniform, except that every GPU sends `factor` x `bytes_per_pair` to GPU
 // `hot` (so it receives `factor` times what any other GPU receives).
 Demand hot_spot_demand(std::size_t gpus, double bytes_per_pair, std::size_t hot, double factor = 10.0);

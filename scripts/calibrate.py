@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""Run vp-sim on the published figures of simulator/calibration/figures.json.
+
+    scripts/calibrate.py [--bin DIR] [--model ideal|contention] [--contention FILE]
+                         [--figures FILE] [--check-upper-bound]
+
+For every figure whose machine has a platform fixture and whose traffic is a
+vp-sim workload: vp-analyze builds the platform's catalog (in a temporary
+folder), vp-sim --json runs the figure's workload and scheduler, and the
+figure's metric is read from its output. Prints, per figure, the published
+value, the model's, their ratio, whether it is within 10 %, and the figure's
+role (fit, held_out, excluded); then a summary per role. The output depends
+only on the inputs (no paths, no timings), so two runs can be diffed.
+
+--bin DIR: a folder with vp-analyze and vp-sim (an installed bin/), or a build
+tree (analyzer/vp-analyze, tools/vp-sim/vp-sim). Default: build-test.
+
+--check-upper-bound (with --model ideal): exit 1 when the ideal model is more
+than 10 % below a published figure, unless the figure says why it may be
+(`upper_bound_exception`). A loss model only lowers rates, so a figure above
+the no-loss rate means the platform, not the loss model, is wrong.
+
+Metrics (docs/calibration-sources.md section 2 for the tools' definitions):
+  receiver_sum_gbps  sum over receivers of bytes / their last arrival
+                     (p2pmark's "total"; vp-sim's receiver_sum_gbps)
+  aggregate_gbps     total bytes / completion time
+  busbw_gbps         nccl-tests' busbw at the figure's --sizes (its last size)
+  incast_sum_gbps    sum over readers of one-reader-at-a-time runs
+                     (incast:reader=r), p2pmark's "ideal" denominator
+  p2pmark_score      receiver_sum_gbps of the dense run / incast_sum_gbps
+                     (incast bytes = score_ingress_bytes)
+Exit codes: 0 ok, 1 usage or a failed check, 2 bad input (the figures file),
+4 a tool failed.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROLES = ("fit", "held_out", "excluded")
+METRICS = ("receiver_sum_gbps", "aggregate_gbps", "busbw_gbps", "incast_sum_gbps", "p2pmark_score", "deepep_rdma_gbps")
+REQUIRED = ("id", "platform", "workload", "scheduler", "metric", "published", "role")
+TOLERANCE = 0.10
+
+
+class ToolError(Exception):
+    pass
+
+
+def find_tool(bin_dir, name, tree_path):
+    for candidate in (os.path.join(bin_dir, name), os.path.join(bin_dir, tree_path)):
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    raise SystemExit(f"calibrate.py: --bin {bin_dir}: no {name} there nor at {tree_path} (build it first)")
+
+
+def run(cmd):
+    r = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if r.returncode != 0:
+        shown = " ".join(os.path.basename(c) if os.path.isabs(c) else c for c in cmd)
+        raise ToolError(f"`{shown}` exited {r.returncode}: {r.stderr.strip()}")
+    return r.stdout
+
+
+class Runner:
+    def __init__(self, args, tmp):
+        self.analyze = find_tool(args.bin, "vp-analyze", "analyzer/vp-analyze")
+        self.sim = find_tool(args.bin, "vp-sim", "tools/vp-sim/vp-sim")
+        self.model = ["--model", args.model] + (["--contention", args.contention] if args.contention else [])
+        self.tmp = tmp
+        self.catalogs = {}
+        self.cache = {}
+
+    def catalog(self, platform):
+        if platform not in self.catalogs:
+            out = os.path.join(self.tmp, platform.replace(".json", ".vpcat"))
+            run([self.analyze, "--input", os.path.join(ROOT, "fixtures", "platforms", platform), "--out", out])
+            self.catalogs[platform] = out
+        return self.catalogs[platform]
+
+    def sim_json(self, fig, workload, sizes=None):
+        cmd = [self.sim, "--catalog", self.catalog(fig["platform"]), "--workload", workload,
+               "--schedulers", fig["scheduler"], "--json"] + self.model
+        if fig.get("gpus"):
+            cmd += ["--gpus", fig["gpus"]]
+        if sizes:
+            cmd += ["--sizes", sizes]
+        key = tuple(cmd)
+        if key not in self.cache:
+            self.cache[key] = json.loads(run(cmd))
+        return self.cache[key]
+
+    def result(self, fig, workload):
+        return self.sim_json(fig, workload)["results"][fig["scheduler"]]
+
+    def incast_sum(self, fig, nbytes):
+        gpus = self.sim_json(fig, fig["workload"])["gpus"]
+        return sum(self.result(fig, f"incast:reader={r},bytes={nbytes}")["aggregate_gbps"] for r in range(gpus))
+
+    def metric(self, fig):
+        m, w = fig["metric"], fig["workload"]
+        if m in ("receiver_sum_gbps", "aggregate_gbps"):
+            return self.result(fig, w)[m]
+        if m == "busbw_gbps":
+            return self.sim_json(fig, w, fig["sizes"])["per_size"][-1]["results"][fig["scheduler"]]["busbw_gbps"]
+        if m == "incast_sum_gbps":
+            nbytes = w.split("bytes=")[1] if "bytes=" in w else "67108864"
+            return self.incast_sum(fig, nbytes)
+        if m == "p2pmark_score":
+            return self.result(fig, w)["receiver_sum_gbps"] / self.incast_sum(fig, fig["score_ingress_bytes"])
+        raise SystemExit(f"calibrate.py: figure {fig['id']}: metric {m} is not a vp-sim figure (give not_run)")
+
+
+def why_not_run(fig):
+    if fig.get("not_run"):
+        return fig["not_run"]
+    if not fig.get("platform"):
+        return "no platform"
+    if not fig.get("workload"):
+        return "not a workload"
+    return None
+
+
+def load_figures(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            figures = json.load(f)["figures"]
+        if not isinstance(figures, list):
+            raise ValueError("figures is not a list")
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        sys.stderr.write(f"calibrate.py: {path}: cannot read the figures ({e})\n")
+        sys.exit(2)
+    for i, fig in enumerate(figures):
+        problem = figure_problem(fig)
+        if problem:
+            name = fig.get("id", f"#{i}") if isinstance(fig, dict) else f"#{i}"
+            sys.stderr.write(f"calibrate.py: {path}: figure {name}: {problem} "
+                             "(schemas/calibration-figures.schema.json)\n")
+            sys.exit(2)
+    return figures
+
+
+def figure_problem(fig):
+    if not isinstance(fig, dict):
+        return "not an object"
+    missing = [k for k in REQUIRED if k not in fig]
+    if missing:
+        return f"missing {', '.join(missing)}"
+    if fig["role"] not in ROLES:
+        return f"role must be one of {', '.join(ROLES)}"
+    if fig["metric"] not in METRICS:
+        return f"unknown metric {fig['metric']!r}"
+    if not isinstance(fig["published"], (int, float)) or isinstance(fig["published"], bool) or fig["published"] <= 0:
+        return "published must be a number > 0"
+    if fig["metric"] == "busbw_gbps" and fig["workload"] and not fig.get("sizes"):
+        return "busbw_gbps needs sizes"
+    if fig["metric"] == "p2pmark_score" and not fig.get("score_ingress_bytes"):
+        return "p2pmark_score needs score_ingress_bytes"
+    return None
+
+
+def fmt(v):
+    return f"{v:.2f}" if v < 10 else f"{v:.1f}"
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):  # a usage error is exit 1, as the tools' (argparse says 2)
+        self.print_usage(sys.stderr)
+        self.exit(1, f"calibrate.py: error: {message}\n")
+
+
+def main(argv):
+    p = Parser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--bin", default=os.path.join(ROOT, "build-test"))
+    p.add_argument("--model", choices=("ideal", "contention"), default="ideal")
+    p.add_argument("--contention", help="the contention table (default: vp-sim's committed one)")
+    p.add_argument("--figures", default=os.path.join(ROOT, "simulator", "calibration", "figures.json"))
+    p.add_argument("--check-upper-bound", action="store_true")
+    args = p.parse_args(argv)
+    if args.contention and args.model != "contention":
+        p.error("--contention needs --model contention")
+    if args.check_upper_bound and args.model != "ideal":
+        p.error("--check-upper-bound is a check of the ideal model")
+    figures = load_figures(args.figures)
+
+    rows, violations = [], []
+    with tempfile.TemporaryDirectory(prefix="vp-calibrate-") as tmp:
+        runner = Runner(args, tmp)
+        for fig in figures:
+            reason = why_not_run(fig)
+            model = None
+            if reason is None:
+                try:
+                    model = runner.metric(fig)
+                except ToolError as e:
+                    sys.stderr.write(f"calibrate.py: figure {fig['id']}: {e}\n")
+                    return 4
+            rows.append((fig, model, reason))
+            if (args.check_upper_bound and model is not None and not fig.get("upper_bound_exception")
+                    and model < (1 - TOLERANCE) * fig["published"]):
+                violations.append(fig["id"])
+
+    label = args.model if not args.contention else f"contention ({os.path.basename(args.contention)})"
+    print(f"# model: {label}; within: |model / published - 1| <= {TOLERANCE:.0%}")
+    print(f"{'figure':<26} {'role':<9} {'metric':<18} {'published':>9} {'model':>9} {'ratio':>6}  within")
+    for fig, model, reason in rows:
+        pub = fig["published"]
+        if model is None:
+            print(f"{fig['id']:<26} {fig['role']:<9} {fig['metric']:<18} {fmt(pub):>9} {'-':>9} {'-':>6}  ({reason})")
+            continue
+        ratio = model / pub
+        within = "yes" if abs(ratio - 1) <= TOLERANCE else "no"
+        print(f"{fig['id']:<26} {fig['role']:<9} {fig['metric']:<18} {fmt(pub):>9} {fmt(model):>9} {ratio:>6.3f}  {within}")
+    print()
+    print(f"{'role':<9} {'figures':>7} {'run':>4} {'within':>6} {'ratio min':>9} {'median':>7} {'max':>6}")
+    for role in ROLES:
+        mine = [(f, m) for f, m, _ in rows if f["role"] == role]
+        ratios = sorted(m / f["published"] for f, m in mine if m is not None)
+        within = sum(1 for r in ratios if abs(r - 1) <= TOLERANCE)
+        if ratios:
+            mid = len(ratios) // 2
+            median = ratios[mid] if len(ratios) % 2 else (ratios[mid - 1] + ratios[mid]) / 2
+            stats = f"{ratios[0]:>9.3f} {median:>7.3f} {ratios[-1]:>6.3f}"
+        else:
+            stats = f"{'-':>9} {'-':>7} {'-':>6}"
+        print(f"{role:<9} {len(mine):>7} {len(ratios):>4} {within:>6} {stats}")
+    if violations:
+        print(f"\nFAIL: the ideal model is more than {TOLERANCE:.0%} below the published figure of "
+              f"{', '.join(violations)} (a loss model cannot raise it: check the platform, or give the "
+              f"figure an upper_bound_exception with the reason)")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
