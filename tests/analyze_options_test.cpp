@@ -76,11 +76,17 @@ TEST_CASE("--cluster whose node types all name their files needs no --input and 
   INFO(r.err);
   CHECK(r.exit_code == 0);
   CHECK(r.out.rfind("Topology of " + spec + ": 2 nodes, 16 GPUs", 0) == 0);
-  // An --input that no node type uses is not named in the header.
+  // An --input that no node type reads is refused: it was silently ignored, so
+  // that `validate --against` said a catalog matched a file it never read.
   r = analyze("topology --input " + shell_quote(kNdv4) + " --cluster " + shell_quote(spec));
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.empty());
+  CHECK(r.err == "vp-analyze: error: " + kNdv4 + ": not read: every node type of the cluster description " + spec +
+                     " names its own input and this file is none of them (give the description alone, or one whose "
+                     "node type takes this file)\n");
+  // The same file as a node type's is fine (the golden catalogs are made so).
+  r = analyze("topology --input " + shell_quote(dir.path() + "/gen4.json") + " --cluster " + shell_quote(spec));
   CHECK(r.exit_code == 0);
-  CHECK(r.out.rfind("Topology of " + spec + ": 2 nodes, 16 GPUs", 0) == 0);
-  CHECK(r.err.empty());
   // One that a node type uses is named beside the description.
   std::string uses = dir.write("u.json", R"({"format": "vp-cluster", "version": 1,
     "node_types": [{"name": "gen4"}], "nodes": [{"type": "gen4", "count": 2}], "fabric": {"kind": "single_switch"}})");

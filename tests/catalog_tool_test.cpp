@@ -48,9 +48,25 @@ TEST_CASE("vp-catalog validate: exit 0 valid, 3 invalid, 2 unreadable, 1 usage")
   r = run(kTool + " validate /no/such.vpcat");
   CHECK(r.exit_code == 2);
   CHECK(r.err == "vp-catalog: error: /no/such.vpcat: cannot read the file (open: No such file or directory)\n");
-  r = run(kTool + " validate --cluster c.json " + sample());
+}
+
+TEST_CASE("vp-catalog validate --cluster: the description alone, and never a file it would not read") {
+  const std::string catalog = vp::test::fixture("catalogs/golden/pcie-gen4-2s4sw8g-4n-switch.vpcat");
+  const std::string cluster = vp::test::fixture("platforms/pcie-gen4-2s4sw8g-4n-switch.cluster.json");
+  vp::test::RunResult r = run(kTool + " validate " + catalog + " --cluster " + cluster);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == catalog + ": valid catalog, matches the analysis of " + cluster +
+                     " (options pattern_budget=20000000)\n");
+  // The health check an operator runs: the description names its node type's
+  // file, so --against would not be read. It said "valid, matches the analysis
+  // of azure-ndv4-topo.xml" and exited 0.
+  const std::string ndv4 = vp::test::fixture("real/nccl-topo/azure-ndv4-topo.xml");
+  r = run(kTool + " validate " + catalog + " --against " + ndv4 + " --cluster " + cluster);
   CHECK(r.exit_code == 1);
-  CHECK(r.err == "vp-catalog: error: --cluster needs --against\n");
+  CHECK(r.out.empty());
+  CHECK(r.err == "vp-catalog: error: " + ndv4 + ": not read: every node type of the cluster description " + cluster +
+                     " names its own input and this file is none of them (give the description alone, or one whose node type "
+                     "takes this file)\n");
 }
 
 TEST_CASE("vp-catalog convert: binary -> JSON -> binary gives the same bytes") {

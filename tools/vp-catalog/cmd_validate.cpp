@@ -21,7 +21,6 @@ struct ValidateOptions {
 };
 
 int run(const ValidateOptions& o) {
-  if (!o.cluster.empty() && o.against.empty()) throw UsageError("--cluster needs --against");
   const vp::cli::LoadedCatalog l = vp::cli::load_catalog(o.file);
   if (!l.binary) {  // a JSON mirror: the format's rules, through the writer
     try {
@@ -30,7 +29,7 @@ int run(const ValidateOptions& o) {
       throw catalog::CatalogError(e.kind(), printable_line(input_name(o.file)) + ": " + e.what(), e.code());
     }
   }
-  if (!o.against.empty()) return validate_against(o.file, l.catalog, o.against, o.cluster);
+  if (!o.against.empty() || !o.cluster.empty()) return validate_against(o.file, l.catalog, o.against, o.cluster);
   std::uint64_t gpus = 0, nodes = 0;
   for (const catalog::NodeGroup& g : l.catalog.node_groups) {
     nodes += g.count;
@@ -54,7 +53,9 @@ Runner setup_validate(CLI::App& app) {
   cmd->add_option("--against", o->against,
                   "Re-run the analysis of this topology with the catalog's options and compare (without it, "
                   "validate checks the file's own rules, not that it describes this machine)");
-  cmd->add_option("--cluster", o->cluster, "The cluster description of the topology (with --against)");
+  cmd->add_option("--cluster", o->cluster,
+                  "Re-run the analysis of this cluster description and compare; with --against, the topology its "
+                  "node types without a file of their own take (a file it would not read is refused)");
   return [o] { return run(*o); };
 }
 

@@ -22,7 +22,9 @@ int validate_against(const std::string& file, const catalog::Catalog& c, const s
     throw catalog::CatalogError(catalog::CatalogError::Kind::invalid,
                                 fmt::format("{}: cannot replay the analysis: {}", file, e.what()));
   }
-  const std::string source = cluster.empty() ? topology : fmt::format("{} with --cluster {}", topology, cluster);
+  const std::string source = cluster.empty()    ? topology
+                             : topology.empty() ? cluster
+                                                : fmt::format("{} with --cluster {}", topology, cluster);
   catalog::DiffOptions options;
   options.ignore_tool_version = true;
   // A resized catalog keeps its source's digest: what must match is the rest.

@@ -2,13 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <sstream>
+#include <system_error>
 
 #include "vp/analysis/input_dir.hpp"
 #include "vp/base/input_file.hpp"
@@ -202,6 +205,19 @@ LoadedInput load_input(const AnalysisRequest& r) {
           return &read_node();
         }),
         opts);
+    // A file named and then not read would be a check that checks nothing
+    // (validate --against X --cluster C "matches the analysis of X"): --input
+    // is either the topology of a node type without a file of its own, or
+    // the same file as one the description names.
+    const auto names_input = [&](const NodeTypeSpec& t) {
+      std::error_code ec;
+      return !t.input_file.empty() && std::filesystem::equivalent(t.input_file, r.input, ec);
+    };
+    if (!r.input.empty() && !used &&
+        std::none_of(in.cluster.node_types.begin(), in.cluster.node_types.end(), names_input))
+      throw UsageError(fmt::format("{}: not read: every node type of the cluster description {} names its own input "
+                                   "and this file is none of them (give the description alone, or one whose node type takes this file)",
+                                   printable_line(input_name(r.input)), printable_line(r.cluster)));
     in.origin = used ? fmt::format("{} with {}", r.cluster, in.origin) : r.cluster;
     in.topology = expand_cluster(in.cluster);
     return in;

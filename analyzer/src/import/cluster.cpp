@@ -302,7 +302,7 @@ bool path_is_under(const std::filesystem::path& file, const std::filesystem::pat
 // or the --input topology when it names none.
 Topology node_type_topology(const Json& item, const std::string& where, const std::string& name,
                             const std::string& path, const DefaultNodeType& default_node_type,
-                            const ImportOptions& opts) {
+                            const ImportOptions& opts, std::string& input_file) {
   const Json* input = find(item, "input");
   const Json* format = find(item, "format");
   if (!input) {
@@ -336,7 +336,8 @@ Topology node_type_topology(const Json& item, const std::string& where, const st
   }
   ImportOptions o = opts;
   o.node_type = name;
-  return import_topology(file.string(), fmt_kind, o);
+  input_file = file.string();
+  return import_topology(input_file, fmt_kind, o);
 }
 
 std::vector<NodeTypeSpec> read_node_types(const Json& doc, const std::string& path,
@@ -350,7 +351,9 @@ std::vector<NodeTypeSpec> read_node_types(const Json& doc, const std::string& pa
     std::string name = text(at(list[i], where, "name"), member_path(where, "name"));
     for (const NodeTypeSpec& t : types)
       if (t.name == name) bad(member_path(where, "name"), fmt::format("\"{}\" is defined twice", name));
-    types.push_back({name, node_type_topology(list[i], where, name, path, default_node_type, opts)});
+    std::string input_file;
+    Topology topology = node_type_topology(list[i], where, name, path, default_node_type, opts, input_file);
+    types.push_back({name, std::move(topology), std::move(input_file)});
   }
   return types;
 }

@@ -26,6 +26,7 @@ namespace vp {
 struct NodeTypeSpec {
   std::string name;
   Topology topology;  // single node
+  std::string input_file;  // the file a description named for it ("" when it took --input or is built in)
 };
 
 struct ClusterSpec {
