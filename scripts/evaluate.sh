@@ -123,16 +123,29 @@ if [ -n "$SWEPT" ]; then
   python3 - "$TABLE" "$OUT/tables" <<'PY' | while read -r point; do
 import json, sys
 table = json.load(open(sys.argv[1]))
-for mech in ("forwarder", "nic", "chunk"):
-    for key, p in table[mech].items():
-        if isinstance(p, dict) and "sweep_max" in p:
-            for v in (p.get("sweep_min", 0.0), p["sweep_max"]):
-                t = json.loads(json.dumps(table))
-                t[mech]["on"] = True
-                t[mech][key]["value"] = v
-                name = f"{mech}.{key}={v:g}"
-                json.dump(t, open(f"{sys.argv[2]}/{name}.json", "w"), indent=1)
-                print(name)
+def swept(node, path):
+    """(path, parameter) of every parameter with a sweep, families included."""
+    if isinstance(node, dict):
+        if "value" in node and "source" in node:
+            if "sweep_max" in node:
+                yield path, node
+            return
+        for k, v in node.items():
+            yield from swept(v, path + [k])
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from swept(v, path + [i])
+for path, p in swept(table, []):
+    for v in (p.get("sweep_min", 0.0), p["sweep_max"]):
+        t = json.loads(json.dumps(table))
+        t[path[0]]["on"] = True
+        node = t
+        for k in path:
+            node = node[k]
+        node["value"] = v
+        name = ".".join(str(k) for k in path) + f"={v:g}"
+        json.dump(t, open(f"{sys.argv[2]}/{name}.json", "w"), indent=1)
+        print(name)
 if "port_arbitration" in table:
     for on in (0, 1):
         t = json.loads(json.dumps(table))

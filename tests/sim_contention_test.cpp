@@ -32,6 +32,8 @@ ContentionModel all_on(double slope, double floor, double overhead_us) {
   m.enabled = true;
   m.forwarder = EfficiencyCurve{true, slope, floor};
   m.nic = EfficiencyCurve{true, slope, floor};
+  m.endpoint = EfficiencyCurve{true, slope, floor};
+  m.reads = true;  // the endpoint curve charges reads only
   m.chunk_on = true;
   m.chunk_bytes = 131072;
   m.chunk_overhead_us = overhead_us;
@@ -254,6 +256,10 @@ TEST_CASE("the committed contention table reads, and every parameter has its sou
   CHECK(m.forwarder.floor == doctest::Approx(2.0 / 18).epsilon(0.01));  // docs/design.md §8: 18 -> 2 GB/s
   CHECK(m.chunk_bytes == 131072);                                       // NCCL's P2P chunk size
   CHECK_FALSE(m.port_arbitration);  // off for its cost; docs/evaluation.md sweeps it
+  CHECK(m.endpoint.on);             // fitted on p2pmark's dense all-read
+  REQUIRE(m.forwarder_families.size() == 1);
+  CHECK(m.forwarder_families[0].match == "AMD EPYC");
+  CHECK_FALSE(m.reads);  // a property of the traffic, not of the table: vp-sim --transfers
   CHECK_NOTHROW(check_contention_model(m));
   CHECK_THROWS_WITH_AS(sim_cli::read_contention_file("/nonexistent/t.json"), "/nonexistent/t.json: cannot read the file (No such file or directory)",
                        InputError);
@@ -408,4 +414,31 @@ TEST_CASE("forwarder efficiency takes the curve of the socket's CPU family, else
   o.contention.forwarder_families = {{"", 1.0, 0.5}};
   CHECK_THROWS_WITH_AS(simulate(t, s, o), "contention: forwarder.families: a family needs a non-empty match",
                        std::invalid_argument);
+}
+
+TEST_CASE("the GPU endpoint curve charges a GPU serving several readers, and only reads") {
+  // One switch of four GPUs, no CPU in the paths: every GPU sends to all
+  // three others at once (p2pmark's dense pattern), so each GPU's upstream
+  // link carries three transfers whose solo rates add up to three times
+  // its capacity.
+  Topology t = make_node_from_shape("[g4]", {});
+  const Demand d = uniform_demand(4, 1e8);
+  const Schedule dense = fanout_schedule(t, d);
+  SimOptions o;
+  o.contention.enabled = true;
+  o.contention.endpoint = EfficiencyCurve{true, 0.5, 0.1};  // eta(3) = 1 / (1 + 0.5 x 2) = 0.5
+  const double ideal = simulate(t, dense).time_us;
+  CHECK(simulate(t, dense, o).time_us == ideal);  // writes (the default) do not pay it
+  o.contention.reads = true;
+  const double read = simulate(t, dense, o).time_us - o.latency_us;
+  CHECK(read == doctest::Approx((ideal - o.latency_us) / 0.5).epsilon(1e-3));
+  o.contention.endpoint.on = false;  // the mechanism's switch
+  CHECK(simulate(t, dense, o).time_us == ideal);
+  // One reader per GPU (a shift: GPU i sends to i+1) is not charged.
+  o.contention.endpoint.on = true;
+  Demand shift(4);
+  for (std::size_t i = 0; i < 4; ++i) shift.add(i, (i + 1) % 4, 1e8);
+  const Schedule one = fanout_schedule(t, shift);
+  o.contention.reads = true;
+  CHECK(simulate(t, one, o).time_us == simulate(t, one).time_us);
 }

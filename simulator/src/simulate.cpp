@@ -147,7 +147,10 @@ class StepBuilder {
     } else {
       const Link& l = t_.links[key];
       const bool nic_end = t_.components[l.src].kind == ComponentKind::nic || t_.components[l.dst].kind == ComponentKind::nic;
-      if (l.kind == LinkKind::network && nic_end) curve = &model_.nic;
+      if (l.kind == LinkKind::network && nic_end)
+        curve = &model_.nic;
+      else if (model_.reads && t_.components[l.src].kind == ComponentKind::gpu)
+        curve = &model_.endpoint;
     }
     if (curve && curve->on) g.slope = curve->slope, g.floor = curve->floor;
     if (model_.chunk_on) g.chunk_factor = model_.chunk_bytes / (model_.chunk_bytes + model_.chunk_overhead_us * capacity);
@@ -193,6 +196,7 @@ void check_contention_model(const ContentionModel& m) {
     curve(EfficiencyCurve{true, f.slope, f.floor}, ("forwarder.families[" + f.match + "]").c_str());
   }
   curve(m.nic, "nic");
+  curve(m.endpoint, "endpoint");
   if (!(m.chunk_bytes > 0) || !std::isfinite(m.chunk_bytes))
     throw std::invalid_argument(fmt::format("contention: chunk.bytes must be finite and > 0, got {}", m.chunk_bytes));
   if (!(m.chunk_overhead_us >= 0) || !std::isfinite(m.chunk_overhead_us))

@@ -96,6 +96,8 @@ sim::ContentionModel read_contention_file(const std::string& path) {
     }
   }
   m.nic = r.curve(root, "nic");
+  // Absent in tables written before the mechanism existed: off.
+  if (root.contains("endpoint")) m.endpoint = r.curve(root, "endpoint");
   if (root.contains("port_arbitration")) {
     const json& arbitration = r.object(root, "port_arbitration", "");
     m.port_arbitration = r.flag(arbitration, "port_arbitration");

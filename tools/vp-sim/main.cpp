@@ -47,6 +47,7 @@ namespace {
 
 struct Options {
   std::string catalog, demand, workload, schedulers = "all", model = "ideal", contention, svg, svg_scheduler;
+  std::string transfers = "write";
   std::string gpus, nodes;  // a subset (docs/subsets.md)
   std::string calls;        // FIRST:END of a sequence
   std::string sizes;        // MIN:MAX[:FACTOR], nccl-tests' message sizes
@@ -145,6 +146,7 @@ int run(Options o) {
   if (o.model == "contention") {
     if (o.contention.empty()) o.contention = vp::sim_cli::default_contention_file();
     o.compare.sim.contention = vp::sim_cli::read_contention_file(o.contention);
+    o.compare.sim.contention.reads = o.transfers == "read";
   }
   vpcat::CatalogFile file;
   vp::cli::open_catalog_file(o.catalog, file);
@@ -314,6 +316,11 @@ int main(int argc, char** argv) {
                  "default: the committed one, installed as <prefix>/share/vpcat/contention.json beside "
                  "<prefix>/bin/vp-sim (a build tree's vp-sim: the source tree's simulator/contention.json)")
       ->type_name("FILE");
+  app.add_option("--transfers", o.transfers,
+                 "How each transfer moves, for --model contention: write (default: the sender stores into the "
+                 "receiver's memory, as every AlltoAllv executor does) or read (the receiver loads from the "
+                 "sender's memory, as p2pmark does); only reads pay the contention table's GPU endpoint curve")
+      ->check(CLI::IsMember({"write", "read"}));
   app.add_option("--sizes", o.sizes,
                  "Sweep message sizes as nccl-tests' alltoall_perf -b MIN -e MAX -f FACTOR: MIN:MAX[:FACTOR] "
                  "(bytes per rank, K/M/G = 2^10/2^20/2^30, factor 2 by default), the workload scaled to each "

@@ -166,6 +166,8 @@ ordered_json header(const RunInfo& info, std::size_t calls) {
       c["forwarder"]["families"] = families;
     }
     c["nic"] = curve(m.nic);
+    c["endpoint"] = curve(m.endpoint);
+    c["transfers"] = m.reads ? "read" : "write";
     c["chunk"] = ordered_json{{"on", m.chunk_on}, {"bytes", m.chunk_bytes}, {"overhead_us", m.chunk_overhead_us}};
     c["port_arbitration"] = ordered_json{{"on", m.port_arbitration}};
     j["contention"] = c;

@@ -27,6 +27,14 @@
 //     model of the component's socket contains), else the default curve;
 //   * NIC concurrency / incast: a NIC's network links, out (q connections)
 //     and in (k incoming flows);
+//   * GPU endpoint, for remote reads only (`reads`): the link leaving a GPU
+//     (its PCIe upstream link, data direction) carrying k concurrent
+//     transfers to different peers, i.e. a GPU serving k readers at once,
+//     as in p2pmark's dense all-read (docs/calibration-sources.md §7). The
+//     published figures that show it are loads from peer memory; the
+//     AlltoAllv executors write, and the one published write figure with
+//     several peers at once (nccl-tests issue 332, server C) shows no such
+//     loss, so writes do not pay it;
 //   * per-chunk cost: every degraded link and forwarder.
 //   * port arbitration: a link leaving a PCIe switch, a host bridge (root
 //     port) or a socket shares its capacity max-min among the links its
@@ -58,8 +66,12 @@ struct FamilyCurve {
 
 struct ContentionModel {
   bool enabled = false;  // false: the ideal model, whatever the rest says
-  EfficiencyCurve forwarder, nic;
+  EfficiencyCurve forwarder, nic, endpoint;
   std::vector<FamilyCurve> forwarder_families;  // first match wins; none: `forwarder` for every family
+  // The traffic's transfers are remote reads by their destination (p2pmark's
+  // loads), not writes by their source (every AlltoAllv executor): only
+  // reads pay the endpoint curve. A property of the traffic simulated.
+  bool reads = false;
   bool port_arbitration = false;
   bool chunk_on = false;
   double chunk_bytes = 524288.0;   // > 0
