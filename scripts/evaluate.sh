@@ -22,7 +22,10 @@
 # 2), VP_EVAL_EPSILON (simulator completion batching, default 1e-4),
 # VP_EVAL_PLATFORMS / VP_EVAL_WORKLOADS (space-separated subsets, for a
 # quick look; the report says when it is partial), VP_EVAL_SWEEP_PLATFORMS /
-# VP_EVAL_SWEEP_WORKLOADS (the sweeps' cases), VP_EVAL_SKIP_BUILD=1 (use
+# VP_EVAL_SWEEP_WORKLOADS (the sweeps' cases), VP_EVAL_SWEEP_LATENCIES (the
+# per-step costs swept, microseconds, default "0.5 2 20"), VP_EVAL_SIZES
+# (vp-sim --sizes of the message-size runs, default 4K:16M:16; empty: none) /
+# VP_EVAL_SIZE_WORKLOADS (their workloads), VP_EVAL_SKIP_BUILD=1 (use
 # the binaries already in BUILD_DIR).
 set -eu
 
@@ -115,6 +118,9 @@ done
 # baseline).
 SWEEP_PLATFORMS=${VP_EVAL_SWEEP_PLATFORMS:-"pcie-4n-switch aws-g6-4n-switch"}
 SWEEP_WORKLOADS=${VP_EVAL_SWEEP_WORKLOADS:-"uniform moe:zipf=1.2,hidden=2048"}
+SWEEP_LATENCIES=${VP_EVAL_SWEEP_LATENCIES:-"0.5 2 20"}
+SIZES=${VP_EVAL_SIZES-"4K:16M:16"}
+SIZE_WORKLOADS=${VP_EVAL_SIZE_WORKLOADS:-"uniform moe:zipf=1.2,hidden=2048"}
 SWEPT=""
 for sp in $SWEEP_PLATFORMS; do
   if grep -qx "$sp" "$OUT/platforms.txt"; then SWEPT="$SWEPT $sp"; fi
@@ -160,8 +166,33 @@ PY
       done
     done
   done
+  # The per-step cost (vp-sim --latency-us: every transfer's start-up, paid
+  # once per step a rank posts) is no table value but is swept the same way,
+  # over the published range of per-message costs (calibration-sources.md
+  # section 4(d): 0.5 us for a copy-engine copy to 13-30 us for an NCCL
+  # collective on PCIe), the table at its values.
+  for lat in $SWEEP_LATENCIES; do
+    point="latency_us=$lat"
+    mkdir -p "$OUT/results/sweep/$point"
+    for sp in $SWEPT; do
+      for w in $SWEEP_WORKLOADS; do
+        echo "$sp $w sweep/$point $TABLE latency=$lat" >>"$OUT/jobs.txt"
+      done
+    done
+  done
 fi
-export SIM OUT EPSILON
+# Message sizes: each platform's uniform and Zipf-1.2 MoE traffic scaled to
+# SIZES bytes per rank (vp-sim --sizes, nccl-tests' sizes), under the
+# calibrated model: the best scheduler per platform and size.
+if [ -n "$SIZES" ]; then
+  mkdir -p "$OUT/results/sizes"
+  for name in $(cat "$OUT/platforms.txt"); do
+    for w in $SIZE_WORKLOADS; do
+      echo "$name $w sizes $TABLE sizes" >>"$OUT/jobs.txt"
+    done
+  done
+fi
+export SIM OUT EPSILON SIZES
 # shellcheck disable=SC2016
 xargs -P "$JOBS" -L 1 sh -c '
   file="$OUT/results/$2/$0__$(echo "$1" | tr ":=," "_-_").json"
@@ -173,6 +204,8 @@ xargs -P "$JOBS" -L 1 sh -c '
     shared) schedulers=variopath model="$model --allow-shared" ;;
     loopback) schedulers=variopath model="$model --nic-loopback" ;;
     loopback-shared) schedulers=variopath model="$model --nic-loopback --allow-shared" ;;
+    latency=*) model="$model --latency-us ${4#latency=}" ;;
+    sizes) model="$model --sizes $SIZES" ;;
   esac
   t0=$(date +%s%N)
   # shellcheck disable=SC2086
@@ -183,10 +216,15 @@ xargs -P "$JOBS" -L 1 sh -c '
   printf "%-24s %-26s %-30s %4d.%d s\n" "$0" "$1" "$2" "$((ds / 10))" "$((ds % 10))"
 ' <"$OUT/jobs.txt"
 
+echo "== calibration"
+python3 "$ROOT/scripts/calibrate.py" --bin "$BUILD" --model contention --contention "$TABLE" --check \
+  >"$OUT/calibration.txt" || echo "calibrate.py: a figure misses without a stated reason (see the report)" >&2
+
 END=$(date +%s)
 echo "== report"
 python3 "$ROOT/scripts/evaluate_report.py" --results "$OUT/results" --platforms "$OUT/platforms.txt" \
   --docs "$ROOT/docs" --command "scripts/evaluate.sh ${1:-build-eval}" --build-type "$BUILD_TYPE" \
   --seconds "$((END - START))" --jobs "$JOBS" --epsilon "$EPSILON" --contention "$TABLE" \
+  --calibration "$OUT/calibration.txt" \
   --partial "$([ -n "$SELECTED" ] || [ -n "${VP_EVAL_WORKLOADS:-}" ] && echo yes || echo no)"
 echo "== done in $((END - START)) s: docs/evaluation.md"

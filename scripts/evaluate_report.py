@@ -26,10 +26,13 @@ LABEL = {"variopath": "VarioPath", "fanout": "fan-out", "nccl": "NCCL", "spreado
 COLOR = {"variopath": "#1b7837", "fanout": "#7f7f7f", "nccl": "#bf812d", "spreadout": "#4393c3", "fast": "#d6604d",
          "deepep_nvlink_style": "#9970ab", "deepep_pcie": "#35978f"}
 # Swept parameters of the contention table (scripts/evaluate.sh writes one table per point).
-SWEEPS = [("forwarder.slope", "forwarder efficiency slope"), ("forwarder.floor", "forwarder efficiency floor"),
+SWEEPS = [("forwarder.slope", "forwarder efficiency slope, CPU families without a curve of their own"),
+          ("forwarder.floor", "forwarder efficiency floor, CPU families without a curve of their own"),
+          ("forwarder.families.0.floor", "forwarder efficiency floor, AMD EPYC"),
           ("nic.slope", "NIC concurrency slope"), ("nic.floor", "NIC concurrency floor"),
           ("chunk.overhead_us", "per-chunk cost, µs"),
-          ("port_arbitration", "port arbitration (0 off, 1 on)")]
+          ("port_arbitration", "port arbitration (0 off, 1 on)"),
+          ("latency_us", "per-step cost: the start-up of each transfer, µs")]
 PLATFORM_TEXT = {
     "pcie-1n": "PCIe Gen4, 1 node (8 GPUs)",
     "pcie-4n-switch": "PCIe Gen4, 4 nodes, one switch (32 GPUs)",
@@ -100,6 +103,86 @@ def by_platform(rows):
 def speedup(doc, s):
     """Baseline time / VarioPath time (a sequence: total over its calls)."""
     return doc["results"][s]["time_us"] / doc["results"]["variopath"]["time_us"]
+
+
+def table_parameters(node, path=""):
+    """(dotted path, parameter) for every parameter of a contention table, in order."""
+    if isinstance(node, dict):
+        if "value" in node and "source" in node:
+            yield path, node
+            return
+        for k, v in node.items():
+            if k in ("format", "version", "description"):
+                continue
+            yield from table_parameters(v, f"{path}.{k}" if path else k)
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from table_parameters(v, f"{path}.{i}")
+
+
+def calibration_section(w, path):
+    """The calibration table of scripts/calibrate.py --check, as evaluate.sh ran it."""
+    w("## Calibration: the published figures against the calibrated model")
+    w("")
+    if not path or not os.path.isfile(path):
+        w("Not run.")
+        w("")
+        return
+    w("`scripts/calibrate.py --model contention --check` on this run's tools "
+      "([calibration-sources.md](calibration-sources.md) §7 gives the fit): per published figure its role "
+      "(*fit*: a figure the table's values were fitted on; *held_out*: a test of the fit; *excluded*, with the "
+      "reason in `simulator/calibration/figures.json`), the published value, the model's and their ratio. "
+      "A held-out figure more than 10 % off is a stated known miss with its reason in the same file.")
+    w("")
+    w("```")
+    with open(path, encoding="utf-8") as f:
+        for line in f.read().rstrip("\n").split("\n"):
+            w(line)
+    w("```")
+    w("")
+
+
+def sizes_section(w, results, platforms):
+    """Per platform, workload and message size, the fastest scheduler under the calibrated model."""
+    w("## Message sizes under the calibrated model")
+    w("")
+    root = os.path.join(results, "sizes")
+    docs = []
+    for path in sorted(glob.glob(os.path.join(root, "*.json"))):
+        with open(path, encoding="utf-8") as f:
+            docs.append(json.load(f))
+    if not docs:
+        w("No message-size runs.")
+        w("")
+        return
+    w("Each platform's traffic scaled to nccl-tests' sizes (`vp-sim --sizes`, bytes per rank: the workload's "
+      "shape kept), contention model. *algbw* and *busbw* as nccl-tests defines them for alltoall (bytes "
+      "per rank / time; busbw = algbw × (n−1)/n). *best* is the fastest scheduler that runs on the machine; "
+      "*VarioPath / best* its time over the best one's (1.00: VarioPath is the best).")
+    w("")
+    w("| platform | workload | size per rank | best | best busbw GB/s | VarioPath busbw GB/s | VarioPath / best |")
+    w("|---|---|---|---|---|---|---|")
+    order = {p: i for i, p in enumerate(platforms)}
+    docs.sort(key=lambda d: (order.get(os.path.splitext(os.path.basename(d["catalog"]))[0], 99),
+                             workload_key(d["workload"])[0]))
+    for d in docs:
+        plat = os.path.splitext(os.path.basename(d["catalog"]))[0]
+        for entry in d["per_size"]:
+            res = {k: v for k, v in entry["results"].items() if "time_us" in v and not v.get("hypothetical")}
+            if "variopath" not in res:
+                continue
+            best = min(res, key=lambda k: res[k]["time_us"])
+            vp = res["variopath"]
+            w(f"| {plat} | {workload_key(d['workload'])[1]} | {human_bytes(entry['size'])} | {LABEL.get(best, best)} | "
+              f"{res[best]['busbw_gbps']:.2f} | {vp['busbw_gbps']:.2f} | {vp['time_us'] / res[best]['time_us']:.2f} |")
+    w("")
+
+
+def human_bytes(n):
+    for unit, size in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if n >= size and n % size == 0:
+            return f"{n // size} {unit}iB"
+    return f"{n} B"
 
 
 def mean(xs):
@@ -383,6 +466,7 @@ def main():
     ap.add_argument("--epsilon", default="")
     ap.add_argument("--partial", default="no")
     ap.add_argument("--contention", required=True, help="the contention table the contention runs used")
+    ap.add_argument("--calibration", default="", help="the output of scripts/calibrate.py --model contention --check")
     a = ap.parse_args()
     with open(a.platforms, encoding="utf-8") as f:
         platforms = [line.strip() for line in f if line.strip()]
@@ -455,11 +539,13 @@ def main():
     w("")
     w("| parameter | value | source |")
     w("|---|---|---|")
-    for mech in ("forwarder", "nic", "chunk"):
-        for key, val in table[mech].items():
-            if isinstance(val, dict):
-                sweep = f" (swept {val.get('sweep_min', 0):g} → {val['sweep_max']:g})" if "sweep_max" in val else ""
-                w(f"| {mech}.{key} | {val['value']:g}{sweep} | {val['source']} |")
+    for path, val in table_parameters(table):
+        how = ""
+        if "fitted_on" in val:
+            how = f" (fitted on {', '.join(val['fitted_on'])}; tested on {', '.join(val.get('tested_on', [])) or 'none'})"
+        if "sweep_max" in val:
+            how += f" (swept {val.get('sweep_min', 0):g} → {val['sweep_max']:g})"
+        w(f"| {path} | {val['value']:g}{how} | {val['source']} |")
     if "port_arbitration" in table:
         pa = table["port_arbitration"]
         w(f"| port_arbitration | {'on' if pa['on'] else 'off'} (swept off, on) | {pa['source']} |")
@@ -468,8 +554,9 @@ def main():
       "at once costs nothing beyond the bandwidth it takes; fan-out then runs within a few percent of the "
       "bound on balanced traffic, and a contention-free plan cannot be told from a crowded one. It does show "
       "where a schedule moves more bytes than needed (relays, padding, detours through NICs) or idles links "
-      "behind a barrier. The contention model charges crowding, but three of its parameters have no "
-      "published figure; the sweeps below show where the ranking of the schedulers depends on them.")
+      "behind a barrier. The contention model charges crowding; each of its values is either fitted to "
+      "published figures and tested on others (the calibration below) or swept, and the sweeps below show "
+      "where the ranking of the schedulers depends on a swept value.")
     w("")
     w("The **lower bound** is the cut bound of [design.md](design.md) §7 (`simulator/include/vp/sim/lower_bound.hpp`): for "
       "every GPU link, PCIe switch, host-bridge and socket subtree, node NIC set (NICs with GPUDirect RDMA, "
@@ -629,8 +716,11 @@ def main():
     loopback_section(w, rows, cases, ccases, *(load(os.path.join(a.results, k), platforms)[0] for k in (
         "ideal-loopback", "contention-loopback", "ideal-loopback-shared", "contention-loopback-shared")))
 
+    calibration_section(w, a.calibration)
+    sizes_section(w, a.results, platforms)
+
     # ---- sweeps
-    w("## Sweeps of the unsourced contention parameters")
+    w("## Sweeps of the unsourced contention parameters and of the per-step cost")
     w("")
     sweep_root = os.path.join(a.results, "sweep")
     points = sorted(os.listdir(sweep_root)) if os.path.isdir(sweep_root) else []
