@@ -172,10 +172,11 @@ TEST_CASE("FAST-like skips balancing where FAST's alpha-beta test says it does n
   CHECK(s.steps[0].flows.size() == 1);
   FastOptions always;
   always.skip_cheap_balancing = false;
-  CHECK(fast_schedule(t, d, always).steps.size() == 3);  // balance, scale out, forward
+  // balance (7 shifts), scale out, forward (7 shifts)
+  CHECK(fast_schedule(t, d, always).steps.size() == 15);
   // Large enough, the same row is balanced (see the next test).
   d.set(0, 8, 8e6);
-  CHECK(fast_schedule(t, d).steps.size() == 3);
+  CHECK(fast_schedule(t, d).steps.size() == 15);
 }
 
 TEST_CASE("FAST-like scales out between same-index GPUs and forwards inside nodes") {
@@ -184,15 +185,18 @@ TEST_CASE("FAST-like scales out between same-index GPUs and forwards inside node
   moe.tokens_per_gpu = 256;
   Demand d = moe_dispatch_demand(t.gpus.size(), moe);
   Schedule s = fast_schedule(t, d);
+  bool scaled_out = false;  // the balancing rounds come before any scale-out
   for (std::size_t k = 0; k < s.steps.size(); ++k) {
     CAPTURE(k);
     std::set<std::pair<std::int32_t, std::int32_t>> server_pairs;
+    for (const Flow& f : s.steps[k].flows)
+      if (t.components[f.src].node != t.components[f.dst].node) scaled_out = true;
     for (const Flow& f : s.steps[k].flows) {
       std::int32_t a = t.components[f.src].node, b = t.components[f.dst].node;
       if (a != b) {
         CHECK(local(t, f.src) == local(t, f.dst));  // same-index scale-out
         server_pairs.insert({a, b});
-      } else if (k == 0) {
+      } else if (!scaled_out) {
         CHECK(f.origin == f.src);  // balancing hands over the sender's own bytes
       } else {
         // the intra-server all-to-all, or forwarding to the final GPU
@@ -210,14 +214,20 @@ TEST_CASE("FAST-like balances skewed rows inside a server before scaling out") {
   Demand d(t.gpus.size());
   d.set(0, 8, 8e6);  // only gpu0 of node0 has bytes for node1
   Schedule s = fast_schedule(t, d);
-  // Step 0 balances: gpu0 hands 1e6 bytes to each of the 7 other GPUs of its node.
-  REQUIRE(s.steps.size() == 3);
-  CHECK(s.steps[0].flows.size() == 7);
-  for (const Flow& f : s.steps[0].flows) CHECK(f.bytes == doctest::Approx(1e6));
-  // Step 1: 8 same-index scale-out transfers of 1e6 bytes; step 2: 7 forwards to gpu8.
-  CHECK(s.steps[1].flows.size() == 8);
-  CHECK(s.steps[2].flows.size() == 7);
-  for (const Flow& f : s.steps[2].flows) CHECK(f.dst == t.gpus[8]);
+  // Steps 0-6 balance, one shift each: gpu0 hands 1e6 bytes to gpu k+1.
+  REQUIRE(s.steps.size() == 15);
+  for (std::size_t k = 0; k < 7; ++k) {
+    REQUIRE(s.steps[k].flows.size() == 1);
+    CHECK(s.steps[k].flows[0].dst == t.gpus[k + 1]);
+    CHECK(s.steps[k].flows[0].bytes == doctest::Approx(1e6));
+  }
+  // Step 7: 8 same-index scale-out transfers of 1e6 bytes; steps 8-14: the
+  // 7 forwards to gpu8, one shift each.
+  CHECK(s.steps[7].flows.size() == 8);
+  for (std::size_t k = 8; k < 15; ++k) {
+    REQUIRE(s.steps[k].flows.size() == 1);
+    CHECK(s.steps[k].flows[0].dst == t.gpus[8]);
+  }
 }
 
 TEST_CASE("DeepEP-like sends to the same-index GPU of the target node and pipelines in chunks") {
@@ -243,13 +253,56 @@ TEST_CASE("DeepEP-like sends to the same-index GPU of the target node and pipeli
   }
 }
 
-TEST_CASE("FAST-like and DeepEP-like run a demand that stays inside nodes as one direct step") {
+TEST_CASE("DeepEP-like runs a demand that stays inside nodes as one direct step, FAST-like as shifts") {
   Topology t = cluster(2);
   Demand d(t.gpus.size());
-  d.set(0, 5, 1e6), d.set(9, 8, 2e6);
-  for (const Schedule& s : {fast_schedule(t, d), deepep_nvlink_style_schedule(t, d)}) {
-    REQUIRE(s.steps.size() == 1);
-    CHECK(s.steps[0].flows.size() == 2);
+  d.set(0, 5, 1e6), d.set(9, 8, 2e6);  // local shifts 5 and 7
+  Schedule s = deepep_nvlink_style_schedule(t, d);
+  REQUIRE(s.steps.size() == 1);
+  CHECK(s.steps[0].flows.size() == 2);
+  Schedule f = fast_schedule(t, d);
+  REQUIRE(f.steps.size() == 2);
+  CHECK(f.steps[0].flows.size() == 1);
+  CHECK(f.steps[0].flows[0].dst == t.gpus[5]);
+  CHECK(f.steps[1].flows[0].dst == t.gpus[8]);
+}
+
+// MangoBoost/FAST simulation/scheduler/config.cpp spread_out: the intra-
+// server all-to-all is g-1 shifted permutations, not one fan-out step.
+TEST_CASE("FAST-like on one node runs the all-to-all as g-1 shifted permutations") {
+  Topology t = make_node_from_shape("[g2,n1],[g2,n1]|[g2,n1],[g2,n1]", {});
+  const std::size_t g = t.gpus.size();
+  Demand d = uniform_demand(g, 1e6);
+  Schedule s = fast_schedule(t, d);
+  REQUIRE(s.steps.size() == g - 1);
+  for (std::size_t k = 0; k < s.steps.size(); ++k) {
+    CAPTURE(k);
+    REQUIRE(s.steps[k].flows.size() == g);
+    std::set<ComponentId> senders, receivers;
+    for (const Flow& f : s.steps[k].flows) {
+      CHECK((local(t, f.dst) + g - local(t, f.src)) % g == k + 1);  // shift k+1
+      CHECK(senders.insert(f.src).second);
+      CHECK(receivers.insert(f.dst).second);
+    }
+  }
+  check_delivers(t, d, s);
+}
+
+// pipeline2: max(scale-out of stage t, forwarding of stage t-1 as shifts);
+// the scale-out is split over the shifts by each shift's largest transfer.
+TEST_CASE("FAST-like splits a stage's scale-out over the shifts it runs beside") {
+  Topology t = cluster(2);
+  Demand d(t.gpus.size());
+  d.set(8, 1, 8e6);  // gpu8 -> gpu1: scale-out to gpu0 ... relayed (balanced first)
+  d.set(0, 10, 4e6);
+  Schedule s = fast_schedule(t, d);
+  check_delivers(t, d, s);
+  for (const Step& step : s.steps) {
+    std::set<std::size_t> shifts;
+    for (const Flow& f : step.flows)
+      if (t.components[f.src].node == t.components[f.dst].node)
+        shifts.insert((local(t, f.dst) + 8 - local(t, f.src)) % 8);
+    CHECK(shifts.size() <= 1);  // one shift per step
   }
 }
 
