@@ -361,3 +361,31 @@ TEST_CASE("Birkhoff-von Neumann: padding reaches equal line sums and the permuta
   CHECK(sum == padded);
   CHECK_THROWS_AS(birkhoff_decompose(m), std::invalid_argument);
 }
+
+// DeepEP's PCIe mode where DeepEP's code would not run: up to 32 ranks
+// (docs/README_PCIe.md), IBGDA needs an mlx5 NIC (DeepEP issue 369, EFA),
+// one NIC per GPU (README_PCIe.md's H20 platform).
+TEST_CASE("DeepEP's PCIe mode is hypothetical beyond 32 ranks, without IBGDA or with GPUs sharing a NIC") {
+  Topology own = make_node_from_shape("[g1,n1],[g1,n1]|[g1,n1],[g1,n1]", {});
+  CHECK(deepep_pcie_hypothetical(own) == "");  // NIC of unknown make: the benefit of the doubt
+  for (ComponentId n : own.nics) own.components[n].model = "ConnectX-7";
+  CHECK(deepep_pcie_hypothetical(own) == "");
+  for (ComponentId n : own.nics) own.components[n].pci_vendor = 0x15b3;
+  CHECK(deepep_pcie_hypothetical(own) == "");
+  Topology efa = own;
+  efa.components[efa.nics[1]].pci_vendor = 0x1d0f, efa.components[efa.nics[1]].model = "EFA";
+  CHECK(deepep_pcie_hypothetical(efa).find("(EFA) has no IBGDA") != std::string::npos);
+  Topology efa_model = make_node_from_shape("[g1,n1],[g1,n1]", {});
+  for (ComponentId n : efa_model.nics) efa_model.components[n].model = "EFA";
+  CHECK(deepep_pcie_hypothetical(efa_model).find("has no IBGDA") != std::string::npos);
+  Topology shared = make_node_from_shape("[g2,n1],[g2,n1]", {});
+  CHECK(deepep_pcie_hypothetical(shared).find("DeepEP's PCIe mode runs with one NIC per GPU") != std::string::npos);
+  Topology big = expand_cluster(cluster_from_shortcut(make_node_from_shape("[g1,n1],[g1,n1]|[g1,n1],[g1,n1]", {}), 9,
+                                                      FabricKind::single_switch, 0, 1.0));
+  REQUIRE(big.gpus.size() == 36);
+  CHECK(deepep_pcie_hypothetical(big) == "36 ranks: DeepEP's PCIe mode runs up to 32 (docs/README_PCIe.md)");
+  Topology eight = expand_cluster(cluster_from_shortcut(make_node_from_shape("[g1,n1],[g1,n1]|[g1,n1],[g1,n1]", {}),
+                                                        8, FabricKind::single_switch, 0, 1.0));
+  CHECK(deepep_pcie_hypothetical(eight) == "");  // 32 ranks: runs
+  CHECK(deepep_nvlink_style_hypothetical() != "");
+}

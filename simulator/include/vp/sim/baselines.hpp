@@ -13,6 +13,8 @@
 // NCCL on nodes of different sizes uses its flat schedule, as NCCL does.
 #pragma once
 
+#include <string>
+
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -93,5 +95,17 @@ Schedule deepep_nvlink_style_schedule(const Topology& t, const Demand& demand, c
 // Without a fabric the sender's NIC loops intra-node payloads back. Throws
 // NoNic when a GPU with traffic inside its node has no NIC.
 Schedule deepep_pcie_schedule(const Topology& t, const Demand& demand);
+
+// Why DeepEP's PCIe mode would not run on `t` as its authors run it, or ""
+// when nothing known stops it (src/deepep_pcie.cpp): more than 32 ranks
+// (docs/README_PCIe.md), a GPU whose RDMA NIC is known not to be an NVIDIA
+// (Mellanox) ConnectX/BlueField device, which IBGDA needs (EFA: DeepEP
+// issue 369), or GPUs sharing a NIC (stated and measured with one NIC per
+// GPU). The schedule is still computed; a report shows it as hypothetical.
+std::string deepep_pcie_hypothetical(const Topology& t);
+
+// Why DeepEP NVLink-style is hypothetical on every machine here: DeepEP
+// runs that mode only over NVLink.
+std::string deepep_nvlink_style_hypothetical();
 
 }  // namespace vp::sim
