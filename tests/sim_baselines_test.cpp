@@ -389,3 +389,61 @@ TEST_CASE("DeepEP's PCIe mode is hypothetical beyond 32 ranks, without IBGDA or 
   CHECK(deepep_pcie_hypothetical(eight) == "");  // 32 ranks: runs
   CHECK(deepep_nvlink_style_hypothetical() != "");
 }
+
+// NVIDIA/nccl src/graph/paths.cc ncclTopoCheckP2p: P2P up to PATH_PXB by
+// default (PATH_SYS on AMD with at most 2 GPUs), else SHM through the host
+// memory of the receiver's socket (src/transport/shm.cc, receiver side).
+TEST_CASE("NCCL: P2P below a PCIe switch, host memory across host bridges and sockets") {
+  Topology t = cluster(2);  // per node: socket0 {sw[g0,g1,n], sw[g2,g3,n]}, socket1 likewise
+  const auto gpu = [&](std::size_t i) { return t.gpus[i]; };
+  CHECK(nccl_transport(t, gpu(0), gpu(1)) == NcclTransport::p2p);  // PIX
+  CHECK(nccl_transport(t, gpu(0), gpu(2)) == NcclTransport::shm);  // PHB: through the host bridge
+  CHECK(nccl_transport(t, gpu(0), gpu(4)) == NcclTransport::shm);  // SYS
+  CHECK(nccl_transport(t, gpu(0), gpu(8)) == NcclTransport::net);
+  auto reaches = [&](const Route& r, ComponentKind kind) {
+    for (LinkId l : r.links)
+      if (t.components[t.links[l].dst].kind == kind) return true;
+    return false;
+  };
+  auto uses_kind = [&](const Route& r, LinkKind kind) {
+    for (LinkId l : r.links)
+      if (t.links[l].kind == kind) return true;
+    return false;
+  };
+  // gpu0 -> gpu2: up to the socket's memory and back down (CUDA P2P would
+  // turn at the host bridge).
+  const Route phb = nccl_host_memory_route(t, gpu(0), gpu(2));
+  CHECK(reaches(phb, ComponentKind::cpu));
+  CHECK(!reaches(intra_node_route(t, gpu(0), gpu(2)), ComponentKind::cpu));
+  CHECK(t.links[phb.links.back()].dst == gpu(2));
+  CHECK(!uses_kind(phb, LinkKind::inter_socket));
+  // gpu0 -> gpu4: into socket1's memory over the inter-socket link.
+  const Route sys = nccl_host_memory_route(t, gpu(0), gpu(4));
+  CHECK(uses_kind(sys, LinkKind::inter_socket));
+  CHECK(t.links[sys.links.back()].dst == gpu(4));
+  // The schedule sends SHM pairs on that route, P2P pairs on the default one.
+  Demand d(t.gpus.size());
+  d.set(0, 1, 1e6), d.set(0, 2, 1e6), d.set(0, 4, 1e6);
+  Schedule s = nccl_schedule(t, d);
+  std::size_t seen = 0;
+  for (const Step& step : s.steps)
+    for (const Flow& f : step.flows) {
+      ++seen;
+      if (f.dst == gpu(1)) CHECK(f.route == intra_node_route(t, gpu(0), gpu(1)));
+      if (f.dst == gpu(2)) CHECK(f.route == phb);
+      if (f.dst == gpu(4)) CHECK(f.route == sys);
+    }
+  CHECK(seen == 3);
+  check_delivers(t, d, s);
+}
+
+TEST_CASE("NCCL: P2P across host bridges and sockets on AMD nodes of at most 2 GPUs, not on Intel") {
+  Topology amd = make_node_from_shape("g1|g1", {});
+  CHECK(nccl_transport(amd, amd.gpus[0], amd.gpus[1]) == NcclTransport::p2p);  // SYS, allowed
+  SyntheticOptions intel;
+  intel.cpu_family = "intel";
+  Topology xeon = make_node_from_shape("g1|g1", intel);
+  CHECK(nccl_transport(xeon, xeon.gpus[0], xeon.gpus[1]) == NcclTransport::shm);
+  Topology three = make_node_from_shape("g2|g1", {});
+  CHECK(nccl_transport(three, three.gpus[0], three.gpus[1]) == NcclTransport::shm);  // PHB, 3 GPUs
+}

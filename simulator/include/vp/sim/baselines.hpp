@@ -21,6 +21,7 @@
 
 #include "vp/sim/demand.hpp"
 #include "vp/sim/schedule.hpp"
+#include "vp/topology/routes.hpp"
 #include "vp/topology/topology.hpp"
 
 namespace vp::sim {
@@ -59,6 +60,18 @@ struct NcclOptions {
 // NCCL: grouped send/recv in NCCL's round order, peers_in_flight rounds at a
 // time, each wave a step on default routes (src/nccl.cpp).
 Schedule nccl_schedule(const Topology& t, const Demand& demand, const NcclOptions& opts = {});
+
+// How NCCL connects two GPUs (src/nccl.cpp): CUDA P2P where
+// ncclTopoCheckP2p allows it, else its SHM transport through host memory;
+// the network between nodes.
+enum class NcclTransport { p2p, shm, net };
+NcclTransport nccl_transport(const Topology& t, ComponentId gpu_a, ComponentId gpu_b);
+
+// NCCL's SHM path src_gpu -> dst_gpu (one node): up the PCIe tree to the
+// socket, across the inter-socket link(s) to the receiver's socket when
+// they differ (the buffer is in the receiver's host memory), and down to
+// dst_gpu (src/nccl.cpp says what is charged and what is not).
+Route nccl_host_memory_route(const Topology& t, ComponentId src_gpu, ComponentId dst_gpu);
 
 // NCCL's round order for `nodes` nodes of `locals` GPUs each: (node delta,
 // local delta) per round, round 0 = (0, 0), nodes x locals rounds.
