@@ -449,17 +449,20 @@ def main():
     w("* **fan-out**: every transfer at once on default routes (each side's nearest NIC with GPUDirect RDMA), "
       "as Open MPI's basic linear AlltoAllv posts it.")
     w("* **NCCL**: grouped send/recv as NCCL schedules it: its p2p round order (node deltas, then local deltas, "
-      "each in NCCL's quadratic order), 8 rounds in flight at a time (one work batch), each wave a step "
-      "(`simulator/src/nccl.cpp`).")
+      "each in NCCL's quadratic order), 8 rounds in flight at a time (one work batch), each wave a step; "
+      "CUDA P2P where NCCL's default P2P level allows it (PIX/PXB pairs), else its SHM transport through the "
+      "host memory of the receiver's socket (`simulator/src/nccl.cpp`, docs/simulator.md).")
     w("* **SpreadOut**: n−1 shifted permutations, step k sends i → (i+k) mod n.")
     w("* **FAST-like**: server-level Birkhoff–von Neumann decomposition with intra-server balancing (skipped "
       "where FAST's own alpha-beta test says it does not pay) and forwarding over the real PCIe links, "
-      "pipelined as the public FAST code.")
+      "every intra-server transfer set as g−1 shifted permutations and pipelined with the scale-out as the "
+      "public FAST simulator runs them (`spread_out`, `pipeline2`).")
     w("* **DeepEP NVLink-style**: DeepEP's normal mode transposed to PCIe: inter-node to the same-index GPU of "
-      "the target node, then PCIe forwarding, in 8 pipelined chunks. DeepEP does not run this without NVLink.")
+      "the target node, then PCIe forwarding, in 8 pipelined chunks. DeepEP does not run this without NVLink: "
+      "hypothetical everywhere.")
     w("* **DeepEP PCIe**: DeepEP's PCIe mode (docs/README_PCIe.md): every byte, intra-node included, through "
-      "the sender's and the receiver's RDMA NICs, all at once (DeepEP states it for up to 32 ranks; larger "
-      "platforms run it as if it held).")
+      "the sender's and the receiver's RDMA NICs, all at once; hypothetical beyond 32 ranks, on NICs without "
+      "IBGDA (AWS EFA) and where GPUs share a NIC (DeepEP states and measures it with one NIC per GPU).")
     w("")
     w("Two models. **Ideal**: perfect max-min sharing, no loss. **Contention** "
       "(`vp-sim --model contention --contention simulator/contention.json`, "
