@@ -137,8 +137,8 @@ std::string deepep_pcie_hypothetical(const Topology& t) {
       return fmt::format("{} ({}) has no IBGDA, which DeepEP's PCIe mode needs (NVSHMEM IBGDA drives mlx5 NICs only)",
                          t.display_name(nic), n.model.empty() ? "unknown model" : n.model);
     if (users[nic] != kNoGpu)
-      return fmt::format("{} and {} share {}: DeepEP's PCIe mode runs with one NIC per GPU", t.display_name(t.gpus[users[nic]]),
-                         t.display_name(t.gpus[g]), t.display_name(nic));
+      return fmt::format("{} and {} share {}: DeepEP's PCIe mode runs with one NIC per GPU",
+                         t.display_name(t.gpus[users[nic]]), t.display_name(t.gpus[g]), t.display_name(nic));
     users[nic] = g;
   }
   return "";
