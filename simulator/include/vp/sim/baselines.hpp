@@ -9,8 +9,11 @@
 // the same number of GPUs (UnevenNodes otherwise); DeepEP's PCIe mode a NIC
 // for every GPU that sends or receives inside its node (NoNic otherwise):
 // both are Inapplicable, a machine the baseline does not run on. On a demand
-// that stays inside nodes both are one step of direct intra-node transfers.
-// NCCL on nodes of different sizes uses its flat schedule, as NCCL does.
+// that stays inside nodes DeepEP NVLink-style is one step of direct
+// intra-node transfers and FAST-like g-1 shifted permutations. Where a
+// baseline runs but its authors' code would not (DeepEP), a *_hypothetical()
+// function says why. NCCL on nodes of different sizes uses its flat
+// schedule, as NCCL does.
 #pragma once
 
 #include <string>
@@ -90,7 +93,8 @@ struct FastOptions {
 };
 
 // FAST-like: server-level Birkhoff-von Neumann scheduling with intra-server
-// balancing and forwarding over the real PCIe links (src/fast.cpp).
+// balancing and forwarding over the real PCIe links, every intra-server
+// transfer set as g-1 shifted permutations (src/fast.cpp).
 Schedule fast_schedule(const Topology& t, const Demand& demand, const FastOptions& opts = {});
 
 struct DeepEpOptions {
