@@ -172,10 +172,11 @@ TEST_CASE("FAST-like skips balancing where FAST's alpha-beta test says it does n
   CHECK(s.steps[0].flows.size() == 1);
   FastOptions always;
   always.skip_cheap_balancing = false;
-  CHECK(fast_schedule(t, d, always).steps.size() == 3);  // balance, scale out, forward
+  // balance (7 shifts), scale out, forward (7 shifts)
+  CHECK(fast_schedule(t, d, always).steps.size() == 15);
   // Large enough, the same row is balanced (see the next test).
   d.set(0, 8, 8e6);
-  CHECK(fast_schedule(t, d).steps.size() == 3);
+  CHECK(fast_schedule(t, d).steps.size() == 15);
 }
 
 TEST_CASE("FAST-like scales out between same-index GPUs and forwards inside nodes") {
@@ -184,15 +185,18 @@ TEST_CASE("FAST-like scales out between same-index GPUs and forwards inside node
   moe.tokens_per_gpu = 256;
   Demand d = moe_dispatch_demand(t.gpus.size(), moe);
   Schedule s = fast_schedule(t, d);
+  bool scaled_out = false;  // the balancing rounds come before any scale-out
   for (std::size_t k = 0; k < s.steps.size(); ++k) {
     CAPTURE(k);
     std::set<std::pair<std::int32_t, std::int32_t>> server_pairs;
+    for (const Flow& f : s.steps[k].flows)
+      if (t.components[f.src].node != t.components[f.dst].node) scaled_out = true;
     for (const Flow& f : s.steps[k].flows) {
       std::int32_t a = t.components[f.src].node, b = t.components[f.dst].node;
       if (a != b) {
         CHECK(local(t, f.src) == local(t, f.dst));  // same-index scale-out
         server_pairs.insert({a, b});
-      } else if (k == 0) {
+      } else if (!scaled_out) {
         CHECK(f.origin == f.src);  // balancing hands over the sender's own bytes
       } else {
         // the intra-server all-to-all, or forwarding to the final GPU
@@ -210,14 +214,20 @@ TEST_CASE("FAST-like balances skewed rows inside a server before scaling out") {
   Demand d(t.gpus.size());
   d.set(0, 8, 8e6);  // only gpu0 of node0 has bytes for node1
   Schedule s = fast_schedule(t, d);
-  // Step 0 balances: gpu0 hands 1e6 bytes to each of the 7 other GPUs of its node.
-  REQUIRE(s.steps.size() == 3);
-  CHECK(s.steps[0].flows.size() == 7);
-  for (const Flow& f : s.steps[0].flows) CHECK(f.bytes == doctest::Approx(1e6));
-  // Step 1: 8 same-index scale-out transfers of 1e6 bytes; step 2: 7 forwards to gpu8.
-  CHECK(s.steps[1].flows.size() == 8);
-  CHECK(s.steps[2].flows.size() == 7);
-  for (const Flow& f : s.steps[2].flows) CHECK(f.dst == t.gpus[8]);
+  // Steps 0-6 balance, one shift each: gpu0 hands 1e6 bytes to gpu k+1.
+  REQUIRE(s.steps.size() == 15);
+  for (std::size_t k = 0; k < 7; ++k) {
+    REQUIRE(s.steps[k].flows.size() == 1);
+    CHECK(s.steps[k].flows[0].dst == t.gpus[k + 1]);
+    CHECK(s.steps[k].flows[0].bytes == doctest::Approx(1e6));
+  }
+  // Step 7: 8 same-index scale-out transfers of 1e6 bytes; steps 8-14: the
+  // 7 forwards to gpu8, one shift each.
+  CHECK(s.steps[7].flows.size() == 8);
+  for (std::size_t k = 8; k < 15; ++k) {
+    REQUIRE(s.steps[k].flows.size() == 1);
+    CHECK(s.steps[k].flows[0].dst == t.gpus[8]);
+  }
 }
 
 TEST_CASE("DeepEP-like sends to the same-index GPU of the target node and pipelines in chunks") {
@@ -243,13 +253,56 @@ TEST_CASE("DeepEP-like sends to the same-index GPU of the target node and pipeli
   }
 }
 
-TEST_CASE("FAST-like and DeepEP-like run a demand that stays inside nodes as one direct step") {
+TEST_CASE("DeepEP-like runs a demand that stays inside nodes as one direct step, FAST-like as shifts") {
   Topology t = cluster(2);
   Demand d(t.gpus.size());
-  d.set(0, 5, 1e6), d.set(9, 8, 2e6);
-  for (const Schedule& s : {fast_schedule(t, d), deepep_nvlink_style_schedule(t, d)}) {
-    REQUIRE(s.steps.size() == 1);
-    CHECK(s.steps[0].flows.size() == 2);
+  d.set(0, 5, 1e6), d.set(9, 8, 2e6);  // local shifts 5 and 7
+  Schedule s = deepep_nvlink_style_schedule(t, d);
+  REQUIRE(s.steps.size() == 1);
+  CHECK(s.steps[0].flows.size() == 2);
+  Schedule f = fast_schedule(t, d);
+  REQUIRE(f.steps.size() == 2);
+  CHECK(f.steps[0].flows.size() == 1);
+  CHECK(f.steps[0].flows[0].dst == t.gpus[5]);
+  CHECK(f.steps[1].flows[0].dst == t.gpus[8]);
+}
+
+// MangoBoost/FAST simulation/scheduler/config.cpp spread_out: the intra-
+// server all-to-all is g-1 shifted permutations, not one fan-out step.
+TEST_CASE("FAST-like on one node runs the all-to-all as g-1 shifted permutations") {
+  Topology t = make_node_from_shape("[g2,n1],[g2,n1]|[g2,n1],[g2,n1]", {});
+  const std::size_t g = t.gpus.size();
+  Demand d = uniform_demand(g, 1e6);
+  Schedule s = fast_schedule(t, d);
+  REQUIRE(s.steps.size() == g - 1);
+  for (std::size_t k = 0; k < s.steps.size(); ++k) {
+    CAPTURE(k);
+    REQUIRE(s.steps[k].flows.size() == g);
+    std::set<ComponentId> senders, receivers;
+    for (const Flow& f : s.steps[k].flows) {
+      CHECK((local(t, f.dst) + g - local(t, f.src)) % g == k + 1);  // shift k+1
+      CHECK(senders.insert(f.src).second);
+      CHECK(receivers.insert(f.dst).second);
+    }
+  }
+  check_delivers(t, d, s);
+}
+
+// pipeline2: max(scale-out of stage t, forwarding of stage t-1 as shifts);
+// the scale-out is split over the shifts by each shift's largest transfer.
+TEST_CASE("FAST-like splits a stage's scale-out over the shifts it runs beside") {
+  Topology t = cluster(2);
+  Demand d(t.gpus.size());
+  d.set(8, 1, 8e6);  // gpu8 -> gpu1: scale-out to gpu0 ... relayed (balanced first)
+  d.set(0, 10, 4e6);
+  Schedule s = fast_schedule(t, d);
+  check_delivers(t, d, s);
+  for (const Step& step : s.steps) {
+    std::set<std::size_t> shifts;
+    for (const Flow& f : step.flows)
+      if (t.components[f.src].node == t.components[f.dst].node)
+        shifts.insert((local(t, f.dst) + 8 - local(t, f.src)) % 8);
+    CHECK(shifts.size() <= 1);  // one shift per step
   }
 }
 
@@ -307,4 +360,90 @@ TEST_CASE("Birkhoff-von Neumann: padding reaches equal line sums and the permuta
   }
   CHECK(sum == padded);
   CHECK_THROWS_AS(birkhoff_decompose(m), std::invalid_argument);
+}
+
+// DeepEP's PCIe mode where DeepEP's code would not run: up to 32 ranks
+// (docs/README_PCIe.md), IBGDA needs an mlx5 NIC (DeepEP issue 369, EFA),
+// one NIC per GPU (README_PCIe.md's H20 platform).
+TEST_CASE("DeepEP's PCIe mode is hypothetical beyond 32 ranks, without IBGDA or with GPUs sharing a NIC") {
+  Topology own = make_node_from_shape("[g1,n1],[g1,n1]|[g1,n1],[g1,n1]", {});
+  CHECK(deepep_pcie_hypothetical(own) == "");  // NIC of unknown make: the benefit of the doubt
+  for (ComponentId n : own.nics) own.components[n].model = "ConnectX-7";
+  CHECK(deepep_pcie_hypothetical(own) == "");
+  for (ComponentId n : own.nics) own.components[n].pci_vendor = 0x15b3;
+  CHECK(deepep_pcie_hypothetical(own) == "");
+  Topology efa = own;
+  efa.components[efa.nics[1]].pci_vendor = 0x1d0f, efa.components[efa.nics[1]].model = "EFA";
+  CHECK(deepep_pcie_hypothetical(efa).find("(EFA) has no IBGDA") != std::string::npos);
+  Topology efa_model = make_node_from_shape("[g1,n1],[g1,n1]", {});
+  for (ComponentId n : efa_model.nics) efa_model.components[n].model = "EFA";
+  CHECK(deepep_pcie_hypothetical(efa_model).find("has no IBGDA") != std::string::npos);
+  Topology shared = make_node_from_shape("[g2,n1],[g2,n1]", {});
+  CHECK(deepep_pcie_hypothetical(shared).find("DeepEP's PCIe mode runs with one NIC per GPU") != std::string::npos);
+  Topology big = expand_cluster(cluster_from_shortcut(make_node_from_shape("[g1,n1],[g1,n1]|[g1,n1],[g1,n1]", {}), 9,
+                                                      FabricKind::single_switch, 0, 1.0));
+  REQUIRE(big.gpus.size() == 36);
+  CHECK(deepep_pcie_hypothetical(big) == "36 ranks: DeepEP's PCIe mode runs up to 32 (docs/README_PCIe.md)");
+  Topology eight = expand_cluster(cluster_from_shortcut(make_node_from_shape("[g1,n1],[g1,n1]|[g1,n1],[g1,n1]", {}),
+                                                        8, FabricKind::single_switch, 0, 1.0));
+  CHECK(deepep_pcie_hypothetical(eight) == "");  // 32 ranks: runs
+  CHECK(deepep_nvlink_style_hypothetical() != "");
+}
+
+// NVIDIA/nccl src/graph/paths.cc ncclTopoCheckP2p: P2P up to PATH_PXB by
+// default (PATH_SYS on AMD with at most 2 GPUs), else SHM through the host
+// memory of the receiver's socket (src/transport/shm.cc, receiver side).
+TEST_CASE("NCCL: P2P below a PCIe switch, host memory across host bridges and sockets") {
+  Topology t = cluster(2);  // per node: socket0 {sw[g0,g1,n], sw[g2,g3,n]}, socket1 likewise
+  const auto gpu = [&](std::size_t i) { return t.gpus[i]; };
+  CHECK(nccl_transport(t, gpu(0), gpu(1)) == NcclTransport::p2p);  // PIX
+  CHECK(nccl_transport(t, gpu(0), gpu(2)) == NcclTransport::shm);  // PHB: through the host bridge
+  CHECK(nccl_transport(t, gpu(0), gpu(4)) == NcclTransport::shm);  // SYS
+  CHECK(nccl_transport(t, gpu(0), gpu(8)) == NcclTransport::net);
+  auto reaches = [&](const Route& r, ComponentKind kind) {
+    for (LinkId l : r.links)
+      if (t.components[t.links[l].dst].kind == kind) return true;
+    return false;
+  };
+  auto uses_kind = [&](const Route& r, LinkKind kind) {
+    for (LinkId l : r.links)
+      if (t.links[l].kind == kind) return true;
+    return false;
+  };
+  // gpu0 -> gpu2: up to the socket's memory and back down (CUDA P2P would
+  // turn at the host bridge).
+  const Route phb = nccl_host_memory_route(t, gpu(0), gpu(2));
+  CHECK(reaches(phb, ComponentKind::cpu));
+  CHECK(!reaches(intra_node_route(t, gpu(0), gpu(2)), ComponentKind::cpu));
+  CHECK(t.links[phb.links.back()].dst == gpu(2));
+  CHECK(!uses_kind(phb, LinkKind::inter_socket));
+  // gpu0 -> gpu4: into socket1's memory over the inter-socket link.
+  const Route sys = nccl_host_memory_route(t, gpu(0), gpu(4));
+  CHECK(uses_kind(sys, LinkKind::inter_socket));
+  CHECK(t.links[sys.links.back()].dst == gpu(4));
+  // The schedule sends SHM pairs on that route, P2P pairs on the default one.
+  Demand d(t.gpus.size());
+  d.set(0, 1, 1e6), d.set(0, 2, 1e6), d.set(0, 4, 1e6);
+  Schedule s = nccl_schedule(t, d);
+  std::size_t seen = 0;
+  for (const Step& step : s.steps)
+    for (const Flow& f : step.flows) {
+      ++seen;
+      if (f.dst == gpu(1)) CHECK(f.route == intra_node_route(t, gpu(0), gpu(1)));
+      if (f.dst == gpu(2)) CHECK(f.route == phb);
+      if (f.dst == gpu(4)) CHECK(f.route == sys);
+    }
+  CHECK(seen == 3);
+  check_delivers(t, d, s);
+}
+
+TEST_CASE("NCCL: P2P across host bridges and sockets on AMD nodes of at most 2 GPUs, not on Intel") {
+  Topology amd = make_node_from_shape("g1|g1", {});
+  CHECK(nccl_transport(amd, amd.gpus[0], amd.gpus[1]) == NcclTransport::p2p);  // SYS, allowed
+  SyntheticOptions intel;
+  intel.cpu_family = "intel";
+  Topology xeon = make_node_from_shape("g1|g1", intel);
+  CHECK(nccl_transport(xeon, xeon.gpus[0], xeon.gpus[1]) == NcclTransport::shm);
+  Topology three = make_node_from_shape("g2|g1", {});
+  CHECK(nccl_transport(three, three.gpus[0], three.gpus[1]) == NcclTransport::shm);  // PHB, 3 GPUs
 }

@@ -71,6 +71,22 @@ TEST_CASE("vp-sim --json: the bound, its cut, and every scheduler checked and at
                                        "deepep_pcie"});
 }
 
+TEST_CASE("vp-sim marks the baselines DeepEP would not run here hypothetical, in JSON and in text") {
+  Files f;  // 4 nodes of 8 GPUs, one ConnectX NIC per two GPUs
+  const RunResult r = f.sim("--workload uniform --schedulers fanout,deepep_pcie,deepep_nvlink_style --json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK_FALSE(j["results"]["fanout"].contains("hypothetical"));
+  CHECK(j["results"]["deepep_pcie"]["hypothetical"].get<std::string>().find("one NIC per GPU") != std::string::npos);
+  CHECK(j["results"]["deepep_nvlink_style"]["hypothetical"].get<std::string>().find("NVLink") != std::string::npos);
+  CHECK(j["results"]["deepep_pcie"]["time_us"].get<double>() > 0);  // computed all the same
+  const RunResult text = f.sim("--workload uniform --schedulers fanout,deepep_pcie");
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("\ndeepep_pcie* ") != std::string::npos);
+  CHECK(text.out.find("\n* deepep_pcie is hypothetical here: ") != std::string::npos);
+  CHECK(text.out.find("fanout*") == std::string::npos);
+}
+
 TEST_CASE("vp-sim --json: the route bound beside the graph bound, and the direct-route schedulers over it") {
   Files f;
   const RunResult r = f.sim("--workload hotspot --json");

@@ -60,4 +60,12 @@ Schedule deepep_nvlink_style_schedule(const Topology& t, const Demand& demand, c
   return out;
 }
 
+// DeepEP's normal kernels forward inside a node over NVLink
+// (csrc/kernels/internode.cu); without NVLink DeepEP runs its PCIe mode
+// instead (docs/README_PCIe.md), so this schedule is never what DeepEP runs
+// on a PCIe-only machine.
+std::string deepep_nvlink_style_hypothetical() {
+  return "DeepEP runs this mode only with NVLink inside a node; without it DeepEP runs its PCIe mode";
+}
+
 }  // namespace vp::sim

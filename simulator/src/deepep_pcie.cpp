@@ -12,9 +12,27 @@
 // two NICs of one node reach each other through their fabric switch(es).
 // Without a fabric (one node, no switch modelled) the sender's NIC loops
 // the payload back to the receiver over PCIe (an RDMA loopback: the NIC
-// reads from the sender's memory and writes to the receiver's). The streaming inside the kernel is not
-// modelled (a fluid transfer is already a perfect pipeline), and neither is
-// the 32-rank limit: larger platforms run it as if it held.
+// reads from the sender's memory and writes to the receiver's). The
+// streaming inside the kernel is not modelled (a fluid transfer is already
+// a perfect pipeline).
+//
+// Where the authors' code would not run, deepep_pcie_hypothetical() says
+// why and the schedule is still built (a report marks it hypothetical and
+// leaves it out of its means):
+//  * more than 32 ranks (README_PCIe.md: "supports communication with up to
+//    32 ranks"; the kernels' rank switch has fixed cases);
+//  * a GPU's RDMA NIC is known not to support IBGDA. The mode runs on
+//    NVSHMEM's IBGDA transport, which drives mlx5 devices (NVIDIA/Mellanox
+//    ConnectX, BlueField) only; DeepEP issue 369 (AWS EFA) and the
+//    hybrid-ep select_net() trap on a machine without mlx5 NICs (NVIDIA-
+//    NeMo/Megatron-Bridge issue 3343). Rule: a NIC supports IBGDA when its
+//    PCI vendor is 0x15b3 (Mellanox), or, with no PCI vendor recorded, its
+//    model names ConnectX, BlueField or Mellanox; it is known not to when a
+//    PCI vendor other than 0x15b3 is recorded or its model names EFA (AWS
+//    fixtures: "EFA", vendor 0x1d0f); a NIC with neither (synthetic
+//    topologies) is given the benefit of the doubt;
+//  * two GPUs of a node send through one NIC: the mode is stated and
+//    measured with "one GPU one NIC" (README_PCIe.md, H20 with 8 CX7).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -28,6 +46,8 @@
 namespace vp::sim {
 
 namespace {
+
+constexpr std::size_t kNoGpu = static_cast<std::size_t>(-1);
 
 // The network link from a NIC to its fabric switch (kNone without one).
 LinkId uplink(const Topology& t, ComponentId nic) {
@@ -93,7 +113,36 @@ Route local_through_nics(const Topology& t, ComponentId s, ComponentId nic_s, Co
   return r;
 }
 
+// No (false) when the NIC is known not to be an mlx5 device; see the header.
+bool may_run_ibgda(const Component& nic) {
+  if (nic.pci_vendor != 0) return nic.pci_vendor == 0x15b3;
+  auto names = [&](const char* word) { return nic.model.find(word) != std::string::npos; };
+  if (names("ConnectX") || names("BlueField") || names("Mellanox")) return true;
+  return !names("EFA");
+}
+
 }  // namespace
+
+std::string deepep_pcie_hypothetical(const Topology& t) {
+  constexpr std::size_t kMaxRanks = 32;
+  if (t.gpus.size() > kMaxRanks)
+    return fmt::format("{} ranks: DeepEP's PCIe mode runs up to {} (docs/README_PCIe.md)", t.gpus.size(), kMaxRanks);
+  detail::FlowMaker make(t);
+  std::vector<std::size_t> users(t.components.size(), kNoGpu);
+  for (std::size_t g = 0; g < t.gpus.size(); ++g) {
+    const ComponentId nic = make.nic(g);
+    if (nic == kNone) continue;  // deepep_pcie_schedule() says NoNic where it matters
+    const Component& n = t.components[nic];
+    if (!may_run_ibgda(n))
+      return fmt::format("{} ({}) has no IBGDA, which DeepEP's PCIe mode needs (NVSHMEM IBGDA drives mlx5 NICs only)",
+                         t.display_name(nic), n.model.empty() ? "unknown model" : n.model);
+    if (users[nic] != kNoGpu)
+      return fmt::format("{} and {} share {}: DeepEP's PCIe mode runs with one NIC per GPU",
+                         t.display_name(t.gpus[users[nic]]), t.display_name(t.gpus[g]), t.display_name(nic));
+    users[nic] = g;
+  }
+  return "";
+}
 
 Schedule deepep_pcie_schedule(const Topology& t, const Demand& demand) {
   demand.check_fits(t, "demand");

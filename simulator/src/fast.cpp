@@ -8,7 +8,7 @@
 //  1. server-level demand: for servers A != B, the bytes A's GPUs hold for
 //     B, balanced: every GPU of A is to send the same amount avg(A, B);
 //  2. intra-server balancing: GPUs above avg hand bytes (taken in order of
-//     destination GPU) to GPUs below it, over PCIe, in a first step;
+//     destination GPU) to GPUs below it, over PCIe, first;
 //  3. the server matrix of ceil(avg) bytes is padded to equal row and
 //     column sums and decomposed (Birkhoff-von Neumann) into server
 //     permutations, run heaviest first (as the runtime does);
@@ -17,9 +17,28 @@
 //     its bytes in order of destination GPU; the last stage of a server
 //     pair sends whatever is left;
 //  5. the receiving GPU forwards what is not its own to the final GPU over
-//     PCIe in the next step, together with the next stage's scale-out
-//     (pipelined as pipeline2); the intra-server all-to-all of the demand
-//     runs with the first stage; the last forwarding is a step of its own.
+//     PCIe together with the next stage's scale-out (pipelined as
+//     pipeline2); the intra-server all-to-all of the demand runs with the
+//     first stage; the last forwarding runs on its own.
+//
+// Every intra-server transfer set -- the balancing toward each destination
+// server, the intrinsic all-to-all, each stage's forwarding -- runs as FAST's
+// model runs it (simulation/scheduler/config.cpp spread_out, called for all
+// three in global.cpp pipeline2): shifts k = 1..g-1, in shift k local GPU j
+// sends to local GPU (j + k) mod g, one shift after another (empty shifts
+// skipped), so g-1 permutation steps. The balancing of A toward its
+// destination servers is summed in pipeline2 (one server after another);
+// here the m-th balancing round pairs every A with server A+1+m, all servers
+// at once, as pipeline2 takes the slowest server's sum. Where pipeline2
+// overlaps a stage's scale-out with the previous stage's forwarding
+// (t += max(inter, sum of the shifts)), the barrier steps here split each
+// scale-out transfer over the forwarding's shifts in proportion to each
+// shift's largest transfer (FAST's beta cost of that shift): with no
+// contention, sum over shifts of max(shift, its share of the scale-out) is
+// max(sum of the shifts, scale-out), FAST's figure. (FAST's RCCL runtime,
+// amd/flash.cpp, issues each intra-server stage as one grouped send/recv
+// instead; this baseline follows the model that produced FAST's published
+// comparisons.)
 //
 // Where FAST computes stage times with an alpha-beta model of an NVLink
 // server, every byte here is a flow on the real links: balancing and
@@ -32,11 +51,7 @@
 // (alpha cost of the same) < 2, the pair is sent unbalanced and its server
 // matrix entry is the largest row (server2server_approx). The same test runs
 // here (FastOptions: alpha = the start-up latency, beta = 1 / the GPUs' PCIe
-// link rate; skip_cheap_balancing = false balances always). What FAST does
-// that is not modelled: its dispatch inside a server runs as g-1 shifted
-// permutations (spread-out); here the forwarding of a stage is one step
-// beside the next stage's scale-out, since a barrier model cannot overlap a
-// sequence of intra-server steps with one scale-out transfer.
+// link rate; skip_cheap_balancing = false balances always).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -59,14 +74,17 @@ class FastBuilder {
  public:
   FastBuilder(const Topology& t, const Demand& d, const FastOptions& o)
       : d_(d), opts_(o), srv_(t, "fast_schedule"), make_(t), servers_(srv_.count()), g_(srv_.gpus_per_server()),
-        piles_(servers_ * servers_ * g_) {
+        piles_(servers_ * servers_ * g_), local_(t.components.size(), 0) {
+    for (std::size_t i = 0; i < t.gpus.size(); ++i) local_[t.gpus[i]] = srv_.local_of(i);
     intra_gbps_ = o.intra_gbps;
     if (!(intra_gbps_ > 0))
       for (LinkId l : t.out_links[t.gpus.front()]) intra_gbps_ = std::max(intra_gbps_, t.links[l].capacity.gbps);
   }
 
   Schedule build() {
-    Step balance, intrinsic;
+    Step intrinsic;
+    // balance[m]: the balancing of every server A toward server A+1+m
+    std::vector<Step> balance(servers_ > 1 ? servers_ - 1 : 0);
     IntMatrix per_gpu(servers_, std::vector<std::int64_t>(servers_, 0));
     for (std::size_t a = 0; a < servers_; ++a) {
       for (std::size_t b = 0; b < servers_; ++b) {
@@ -75,7 +93,8 @@ class FastBuilder {
           continue;
         }
         fill_piles(a, b);
-        per_gpu[a][b] = static_cast<std::int64_t>(std::ceil(balance_or_not(a, b, balance)));
+        Step& round = balance[(b + servers_ - a - 1) % servers_];
+        per_gpu[a][b] = static_cast<std::int64_t>(std::ceil(balance_or_not(a, b, round)));
       }
     }
     std::vector<Permutation> stages = servers_ > 1 ? birkhoff_decompose(pad_to_equal_sums(per_gpu))
@@ -85,18 +104,18 @@ class FastBuilder {
       for (std::size_t a = 0; a < servers_; ++a) last[a][stages[k].to[a]] = k;
 
     Schedule out;
-    push(out, std::move(balance));
+    for (const Step& round : balance) overlap(out, Step{}, round);
     Step forward = std::move(intrinsic);  // what runs beside the next scale-out
     for (std::size_t k = 0; k < stages.size(); ++k) {
-      Step step = std::move(forward);
-      forward = Step{};
+      Step step, next;
       for (std::size_t a = 0; a < servers_; ++a) {
         std::size_t b = stages[k].to[a];
-        if (b != a) scale_out(a, b, last[a][b] == k ? kAll : static_cast<double>(stages[k].weight), step, forward);
+        if (b != a) scale_out(a, b, last[a][b] == k ? kAll : static_cast<double>(stages[k].weight), step, next);
       }
-      push(out, std::move(step));
+      overlap(out, std::move(step), forward);
+      forward = std::move(next);
     }
-    push(out, std::move(forward));
+    overlap(out, Step{}, forward);
     return out;
   }
 
@@ -105,6 +124,31 @@ class FastBuilder {
   Pile& pile(std::size_t a, std::size_t b, std::size_t i) { return piles_[(a * servers_ + b) * g_ + i]; }
   static void push(Schedule& s, Step&& step) {
     if (!step.flows.empty()) s.steps.push_back(std::move(step));
+  }
+
+  // The intra-server transfers `intra` as spread_out runs them, shift by
+  // shift, with the scale-out `beside` split over the shifts in proportion
+  // to each shift's largest transfer (see the header).
+  void overlap(Schedule& s, Step&& beside, const Step& intra) const {
+    std::vector<Step> shifts(g_);
+    std::vector<double> largest(g_, 0.0);
+    for (const Flow& f : intra.flows) {
+      std::size_t k = (local_[f.dst] + g_ - local_[f.src]) % g_;
+      shifts[k].flows.push_back(f);
+      largest[k] = std::max(largest[k], f.bytes);
+    }
+    double total = 0.0;
+    for (double w : largest) total += w;
+    if (!(total > 0)) return push(s, std::move(beside));
+    for (std::size_t k = 0; k < g_; ++k) {
+      if (shifts[k].flows.empty()) continue;
+      for (const Flow& f : beside.flows) {
+        Flow part = f;
+        part.bytes = f.bytes * (largest[k] / total);
+        if (part.bytes > 0) shifts[k].flows.push_back(std::move(part));
+      }
+      push(s, std::move(shifts[k]));
+    }
   }
 
   void add_intrinsic(std::size_t a, Step& step) {
@@ -223,6 +267,7 @@ class FastBuilder {
   detail::FlowMaker make_;
   std::size_t servers_, g_;
   std::vector<Pile> piles_;  // per (A, B, local GPU of A)
+  std::vector<std::size_t> local_;  // a GPU's local index, by component id
 };
 
 }  // namespace

@@ -96,6 +96,8 @@ CaseResult compare(const Topology& t, vpcat::Planner& planner, const sim::Demand
         continue;
       }
       r.planning_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+      if (name == "deepep_pcie") r.hypothetical = sim::deepep_pcie_hypothetical(view);
+      else if (name == "deepep_nvlink_style") r.hypothetical = sim::deepep_nvlink_style_hypothetical();
     }
     const sim::ScheduleCheck check = sim::check_schedule(view, demand, schedule);
     if (!check.ok) throw std::logic_error(fmt::format("{}: the schedule is wrong: {}", name, check.message));

@@ -67,6 +67,9 @@ struct SchedulerResult {
   std::size_t steps = 0, flows = 0;
   std::size_t unsettled_events = 0;  // sim::SimResult::unsettled_events (port arbitration)
   double shared_bytes = 0.0;         // variopath: sim::VarioPathRun::shared_bytes
+  // Why the baseline would not run on this machine as its authors run it
+  // (computed and shown all the same, marked hypothetical); "" when it would.
+  std::string hypothetical;
 };
 
 struct CaseResult {

@@ -56,7 +56,19 @@ ordered_json result_json(const SchedulerResult& r, double bound_us, double route
   j["flows"] = r.flows;
   if (r.unsettled_events > 0) j["unsettled_events"] = r.unsettled_events;
   if (r.shared_bytes > 0) j["shared_bytes"] = r.shared_bytes;
+  if (!r.hypothetical.empty()) j["hypothetical"] = r.hypothetical;
   return j;
+}
+
+// A scheduler's name in a table: marked * when it is hypothetical.
+std::string shown_name(const SchedulerResult& r) { return r.hypothetical.empty() ? r.name : r.name + "*"; }
+
+// The footnote of the * marks: one line per hypothetical baseline.
+std::string hypothetical_text(const std::vector<SchedulerResult>& results) {
+  std::string s;
+  for (const SchedulerResult& r : results)
+    if (!r.hypothetical.empty()) s += fmt::format("* {} is hypothetical here: {}\n", r.name, r.hypothetical);
+  return s;
 }
 
 ordered_json case_json(const CaseResult& c) {
@@ -251,7 +263,8 @@ std::string report_json(const RunInfo& info, const std::vector<CaseResult>& call
   const double flow_us = flow_bound_sum(calls);
   if (flow_us >= 0) j["flow_bound_us"] = flow_us;
   ordered_json results = ordered_json::object();
-  for (const Summary& s : sums) {
+  for (std::size_t k = 0; k < sums.size(); ++k) {
+    const Summary& s = sums[k];
     ordered_json r;
     r["time_us"] = s.time_us;
     r["ratio_to_bound"] = ratio(bound_us, s.time_us);
@@ -265,6 +278,7 @@ std::string report_json(const RunInfo& info, const std::vector<CaseResult>& call
     r["mean_ratio_to_bound"] = s.mean_ratio;
     r["worst_ratio_to_bound"] = s.worst_ratio;
     r["worst_call"] = info.first_call + s.worst_call;
+    if (const std::string& why = calls.front().results[k].hypothetical; !why.empty()) r["hypothetical"] = why;
     results[s.name] = r;
   }
   j["results"] = results;
@@ -287,10 +301,10 @@ std::string report_text(const RunInfo& info, const std::vector<CaseResult>& call
     s += fmt::format("{:<20} {:>14} {:>9} {:>9} {:>12} {:>8} {:>9}\n", "scheduler", "time_us", "/bound", "/route",
                      "planning_us", "steps", "flows");
     for (const SchedulerResult& r : c.results)
-      s += fmt::format("{:<20} {:>14.1f} {:>9} {:>9} {:>12.1f} {:>8} {:>9}\n", r.name, r.time_us,
+      s += fmt::format("{:<20} {:>14.1f} {:>9} {:>9} {:>12.1f} {:>8} {:>9}\n", shown_name(r), r.time_us,
                        ratio_text(c.bound.time_us, r.time_us),
                        route_ratio_text(r.name, c.route_bound.time_us, r.time_us), r.planning_us, r.steps, r.flows);
-    return s;
+    return s + hypothetical_text(c.results);
   }
   double bound_us = 0;
   std::size_t bound_call = 0;
@@ -309,11 +323,13 @@ std::string report_text(const RunInfo& info, const std::vector<CaseResult>& call
   s += "\n";
   s += fmt::format("{:<20} {:>14} {:>9} {:>9} {:>11} {:>12} {:>12}\n", "scheduler", "total_us", "/bound", "/route",
                    "mean/bound", "worst/bound", "planning_us");
-  for (const Summary& r : sums)
-    s += fmt::format("{:<20} {:>14.1f} {:>9} {:>9} {:>11.3f} {:>12} {:>12.1f}\n", r.name, r.time_us,
-                     ratio_text(bound_us, r.time_us), route_ratio_text(r.name, route_us, r.time_us), r.mean_ratio,
-                     fmt::format("{:.3f} (#{})", r.worst_ratio, at + r.worst_call), r.planning_us);
-  return s;
+  for (std::size_t k = 0; k < sums.size(); ++k) {
+    const Summary& r = sums[k];
+    s += fmt::format("{:<20} {:>14.1f} {:>9} {:>9} {:>11.3f} {:>12} {:>12.1f}\n", shown_name(calls.front().results[k]),
+                     r.time_us, ratio_text(bound_us, r.time_us), route_ratio_text(r.name, route_us, r.time_us),
+                     r.mean_ratio, fmt::format("{:.3f} (#{})", r.worst_ratio, at + r.worst_call), r.planning_us);
+  }
+  return s + hypothetical_text(calls.front().results);
 }
 
 std::string report_sizes_json(const RunInfo& info, const SizeSweep& sweep, const std::vector<SizeResult>& rows) {
@@ -352,7 +368,7 @@ std::string report_sizes_text(const RunInfo& info, const SizeSweep& sweep, const
   std::string heads = fmt::format("#{:>11} {:>12} {:>10}", "size", "count", "bound");
   std::string units = fmt::format("#{:>11} {:>12} {:>10}", "(B)", "(elements)", "(us)");
   for (const SchedulerResult& r : first) {
-    names += fmt::format(" {:^36}", r.name);
+    names += fmt::format(" {:^36}", shown_name(r));
     heads += fmt::format(" {:>10} {:>8} {:>8} {:>7}", "time", "algbw", "busbw", "/bound");
     units += fmt::format(" {:>10} {:>8} {:>8} {:>7}", "(us)", "(GB/s)", "(GB/s)", "");
   }
@@ -368,7 +384,7 @@ std::string report_sizes_text(const RunInfo& info, const SizeSweep& sweep, const
     }
     s += "\n";
   }
-  return s;
+  return s + hypothetical_text(first);
 }
 
 }  // namespace vp::sim_cli

@@ -9,9 +9,14 @@
 // the same number of GPUs (UnevenNodes otherwise); DeepEP's PCIe mode a NIC
 // for every GPU that sends or receives inside its node (NoNic otherwise):
 // both are Inapplicable, a machine the baseline does not run on. On a demand
-// that stays inside nodes both are one step of direct intra-node transfers.
-// NCCL on nodes of different sizes uses its flat schedule, as NCCL does.
+// that stays inside nodes DeepEP NVLink-style is one step of direct
+// intra-node transfers and FAST-like g-1 shifted permutations. Where a
+// baseline runs but its authors' code would not (DeepEP), a *_hypothetical()
+// function says why. NCCL on nodes of different sizes uses its flat
+// schedule, as NCCL does.
 #pragma once
+
+#include <string>
 
 #include <stdexcept>
 #include <utility>
@@ -19,6 +24,7 @@
 
 #include "vp/sim/demand.hpp"
 #include "vp/sim/schedule.hpp"
+#include "vp/topology/routes.hpp"
 #include "vp/topology/topology.hpp"
 
 namespace vp::sim {
@@ -58,6 +64,18 @@ struct NcclOptions {
 // time, each wave a step on default routes (src/nccl.cpp).
 Schedule nccl_schedule(const Topology& t, const Demand& demand, const NcclOptions& opts = {});
 
+// How NCCL connects two GPUs (src/nccl.cpp): CUDA P2P where
+// ncclTopoCheckP2p allows it, else its SHM transport through host memory;
+// the network between nodes.
+enum class NcclTransport { p2p, shm, net };
+NcclTransport nccl_transport(const Topology& t, ComponentId gpu_a, ComponentId gpu_b);
+
+// NCCL's SHM path src_gpu -> dst_gpu (one node): up the PCIe tree to the
+// socket, across the inter-socket link(s) to the receiver's socket when
+// they differ (the buffer is in the receiver's host memory), and down to
+// dst_gpu (src/nccl.cpp says what is charged and what is not).
+Route nccl_host_memory_route(const Topology& t, ComponentId src_gpu, ComponentId dst_gpu);
+
 // NCCL's round order for `nodes` nodes of `locals` GPUs each: (node delta,
 // local delta) per round, round 0 = (0, 0), nodes x locals rounds.
 std::vector<std::pair<std::size_t, std::size_t>> nccl_round_deltas(std::size_t nodes, std::size_t locals);
@@ -75,7 +93,8 @@ struct FastOptions {
 };
 
 // FAST-like: server-level Birkhoff-von Neumann scheduling with intra-server
-// balancing and forwarding over the real PCIe links (src/fast.cpp).
+// balancing and forwarding over the real PCIe links, every intra-server
+// transfer set as g-1 shifted permutations (src/fast.cpp).
 Schedule fast_schedule(const Topology& t, const Demand& demand, const FastOptions& opts = {});
 
 struct DeepEpOptions {
@@ -93,5 +112,17 @@ Schedule deepep_nvlink_style_schedule(const Topology& t, const Demand& demand, c
 // Without a fabric the sender's NIC loops intra-node payloads back. Throws
 // NoNic when a GPU with traffic inside its node has no NIC.
 Schedule deepep_pcie_schedule(const Topology& t, const Demand& demand);
+
+// Why DeepEP's PCIe mode would not run on `t` as its authors run it, or ""
+// when nothing known stops it (src/deepep_pcie.cpp): more than 32 ranks
+// (docs/README_PCIe.md), a GPU whose RDMA NIC is known not to be an NVIDIA
+// (Mellanox) ConnectX/BlueField device, which IBGDA needs (EFA: DeepEP
+// issue 369), or GPUs sharing a NIC (stated and measured with one NIC per
+// GPU). The schedule is still computed; a report shows it as hypothetical.
+std::string deepep_pcie_hypothetical(const Topology& t);
+
+// Why DeepEP NVLink-style is hypothetical on every machine here: DeepEP
+// runs that mode only over NVLink.
+std::string deepep_nvlink_style_hypothetical();
 
 }  // namespace vp::sim
