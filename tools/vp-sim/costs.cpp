@@ -16,8 +16,9 @@ namespace vp::sim_cli {
 CountsExchange counts_exchange(const std::string& scheduler) {
   // variopath: every rank plans from the whole matrix (docs/mpi.md: one
   // MPI_Allgather of P 64-bit integers per rank).
-  // fast: MangoBoost/FAST schedules from the whole traffic matrix at one
-  // scheduler (its Birkhoff decomposition of the server matrix).
+  // fast: MangoBoost/FAST amd/flash.cpp, flash_t::schedule: every rank is
+  // handed the whole nrank x nrank workload and runs the global scheduler
+  // (init_global_scheduler, run_scheduler) on it.
   if (scheduler == "variopath" || scheduler == "fast") return CountsExchange::allgather;
   // deepep_*: deepseek-ai/DeepEP csrc/kernels/legacy/intranode.cu and
   // internode.cu, notify_dispatch: each rank writes its token count for
@@ -28,15 +29,6 @@ CountsExchange counts_exchange(const std::string& scheduler) {
   // spreadout: shifts fixed by rank numbers, counts from the caller.
   if (scheduler == "fanout" || scheduler == "nccl" || scheduler == "spreadout") return CountsExchange::none;
   throw std::logic_error("counts_exchange: unknown scheduler " + scheduler);
-}
-
-const char* counts_exchange_name(CountsExchange e) {
-  switch (e) {
-    case CountsExchange::none: return "none";
-    case CountsExchange::allgather: return "allgather";
-    case CountsExchange::alltoall: return "alltoall";
-  }
-  return "none";
 }
 
 bool plans_online(const std::string& scheduler) { return scheduler == "variopath" || scheduler == "fast"; }

@@ -31,7 +31,6 @@ enum class CountsExchange {
 
 // kSchedulers' names; std::logic_error for another name.
 CountsExchange counts_exchange(const std::string& scheduler);
-const char* counts_exchange_name(CountsExchange e);
 
 // Whether the scheduler plans per call from the demand (charged a planning
 // time): variopath (Planner::plan) and fast (its Birkhoff decomposition).
