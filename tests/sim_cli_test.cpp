@@ -216,7 +216,8 @@ TEST_CASE("vp-sim --nodes: a job on whole nodes of a switch is the cluster of th
   const std::vector<std::uint8_t> bytes =
       vp::catalog::write_catalog(vp::resize_catalog(vp::catalog::read_catalog(p.bytes), two));
   const std::string small = f.dir.write("2n.vpcat", std::string(bytes.begin(), bytes.end()));
-  const std::string workload = " --workload moe:zipf=1.2,tokens=256 --json --epsilon 0";
+  // A planning budget: the measured planning time of the job and of the cluster differ.
+  const std::string workload = " --workload moe:zipf=1.2,tokens=256 --json --epsilon 0 --planning-us 100";
   const RunResult job = f.sim("--nodes 'gpu[02-03]'" + workload);
   REQUIRE_MESSAGE(job.exit_code == 0, job.err);
   const RunResult alone =
@@ -514,4 +515,97 @@ TEST_CASE("vp-sim --help and docs/simulator.md name the same options") {
     CAPTURE(o);
     CHECK(section.find(o) != std::string::npos);
   }
+}
+
+TEST_CASE("vp-sim: each scheduler's time is its counts exchange + planning + transfer, every ratio of the total") {
+  Files f;  // 32 GPUs: a 5-step allgather
+  const RunResult r = f.sim("--workload moe:zipf=1.2,tokens=256 --json --planning-us 250 --latency-us 20");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK(j["planning"] == "250");
+  const double bound = j["lower_bound_us"], bytes = j["total_bytes"];
+  for (const auto& [name, res] : j["results"].items()) {
+    CAPTURE(name);
+    const double total = res["time_us"], exchange = res["exchange_us"], planning = res["planning_us"],
+                 transfer = res["transfer_us"];
+    CHECK(total == doctest::Approx(exchange + planning + transfer).epsilon(1e-12));
+    CHECK(res["ratio_to_bound"].get<double>() == doctest::Approx(total / bound));
+    CHECK(res["aggregate_gbps"].get<double>() == doctest::Approx(bytes / total / 1e3));
+    CHECK(res["planning_measured_us"].get<double>() >= 0);
+    if (name == "variopath" || name == "fast") {
+      CHECK(planning == 250.0);
+      CHECK(exchange >= 5 * 20.0);  // ceil(log2 32) start-ups
+      CHECK(total >= transfer + 5 * 20.0 + 250.0);
+    } else if (name == "deepep_nvlink_style" || name == "deepep_pcie") {
+      CHECK(planning == 0.0);
+      CHECK(exchange >= 20.0);
+      CHECK(exchange < 5 * 20.0);
+    } else {
+      CHECK(planning == 0.0);
+      CHECK(exchange == 0.0);
+      CHECK(total == transfer);
+      CHECK(res["ratio_to_route_bound"].get<double>() == doctest::Approx(total / j["route_bound_us"].get<double>()));
+    }
+  }
+  // The same run is the same output: a budget makes it reproducible but for
+  // the measured wall clock, recorded apart.
+  const RunResult again = f.sim("--workload moe:zipf=1.2,tokens=256 --json --planning-us 250 --latency-us 20");
+  nlohmann::json k = nlohmann::json::parse(again.out), l = j;
+  for (nlohmann::json* doc : {&k, &l})
+    for (auto& [name, res] : doc->at("results").items()) res.erase("planning_measured_us");
+  CHECK(k == l);
+}
+
+TEST_CASE("vp-sim --planning-us measured charges the measured planning time; the text shows every part") {
+  Files f;
+  const RunResult r = f.sim("--workload uniform --schedulers variopath,fanout --json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK(j["planning"] == "measured");
+  const nlohmann::json& v = j["results"]["variopath"];
+  CHECK(v["planning_us"] == v["planning_measured_us"]);
+  CHECK(v["planning_us"].get<double>() > 0);
+  CHECK(j["results"]["fanout"]["planning_us"] == 0.0);
+
+  const RunResult t = f.sim("--workload uniform --schedulers variopath,fanout --planning-us 100");
+  REQUIRE_MESSAGE(t.exit_code == 0, t.err);
+  CHECK(t.out.find("planning budget 100 us") != std::string::npos);
+  CHECK(t.out.find("total_us") != std::string::npos);
+  CHECK(t.out.find("exchange_us") != std::string::npos);
+  CHECK(t.out.find("transfer_us") != std::string::npos);
+  CHECK(t.out.find("total = counts exchange + planning + transfer") != std::string::npos);
+  const std::string row = t.out.substr(t.out.find("\nvariopath"));
+  CHECK(row.find(" 100.0 ") != std::string::npos);
+}
+
+TEST_CASE("vp-sim: a sequence sums each part over its calls") {
+  Files f;
+  const RunResult r = f.sim("--workload drift:calls=3,tokens=128 --schedulers variopath,nccl --planning-us 40 --json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  for (const char* name : {"variopath", "nccl"}) {
+    CAPTURE(name);
+    const nlohmann::json& s = j["results"][name];
+    double total = 0, exchange = 0, planning = 0, transfer = 0;
+    for (const auto& c : j["per_call"]) {
+      const nlohmann::json& one = c["results"][name];
+      total += one["time_us"].get<double>(), exchange += one["exchange_us"].get<double>();
+      planning += one["planning_us"].get<double>(), transfer += one["transfer_us"].get<double>();
+    }
+    CHECK(s["time_us"].get<double>() == doctest::Approx(total));
+    CHECK(s["exchange_us"].get<double>() == doctest::Approx(exchange));
+    CHECK(s["planning_us"].get<double>() == doctest::Approx(planning));
+    CHECK(s["transfer_us"].get<double>() == doctest::Approx(transfer));
+    CHECK(s["time_us"].get<double>() == doctest::Approx(exchange + planning + transfer));
+  }
+  CHECK(j["results"]["variopath"]["planning_us"].get<double>() == doctest::Approx(3 * 40.0));
+  CHECK(j["results"]["nccl"]["exchange_us"] == 0.0);
+}
+
+TEST_CASE("vp-sim --planning-us: anything but measured or a budget is a usage error") {
+  Files f;
+  check_error(f.sim("--workload uniform --planning-us soon"), 1,
+              "--planning-us soon: expected measured or a budget in microseconds, 0 to 1e9");
+  check_error(f.sim("--workload uniform --planning-us -3"), 1,
+              "--planning-us -3: expected measured or a budget in microseconds, 0 to 1e9");
 }

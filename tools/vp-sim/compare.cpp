@@ -40,12 +40,26 @@ std::vector<std::string> parse_schedulers(const std::string& list) {
 namespace {
 
 // Sum over receivers of delivered bytes / arrival, in GB/s (1e3 bytes per
-// microsecond).
-double receiver_sum_gbps(const sim::SimResult& sim) {
+// microsecond); every arrival `before_us` later (the exchange and planning).
+double receiver_sum_gbps(const sim::SimResult& sim, double before_us) {
   double sum = 0.0;
   for (std::size_t g = 0; g < sim.arrival_us.size(); ++g)
-    if (sim.arrival_us[g] > 0) sum += sim.delivered.column_sum(g) / sim.arrival_us[g] / 1e3;
+    if (sim.arrival_us[g] > 0) sum += sim.delivered.column_sum(g) / (before_us + sim.arrival_us[g]) / 1e3;
   return sum;
+}
+
+// Median wall clock, microseconds, of `calls` calls of f after a warm-up.
+template <class F>
+double median_wall_us(int calls, F&& f) {
+  f();
+  std::vector<double> us;
+  for (int i = 0; i < calls; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    f();
+    us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(us.begin(), us.end());
+  return us.size() % 2 ? us[us.size() / 2] : (us[us.size() / 2 - 1] + us[us.size() / 2]) / 2;
 }
 
 }  // namespace
@@ -61,6 +75,9 @@ CaseResult compare(const Topology& t, vpcat::Planner& planner, const sim::Demand
   out.total_bytes = demand.total();
   out.bound = sim::lower_bound(view, demand, sim::BoundOptions{opts.sim.latency_us});
   out.route_bound = sim::direct_route_bound(view, demand, sim::BoundOptions{opts.sim.latency_us});
+  // Each kind of counts exchange simulated once per demand (it depends on
+  // the view and the simulator's options only); < 0: not yet.
+  double exchange_cost[3] = {-1.0, -1.0, -1.0};
   for (const std::string& name : schedulers) {
     SchedulerResult r;
     r.name = name;
@@ -73,7 +90,7 @@ CaseResult compare(const Topology& t, vpcat::Planner& planner, const sim::Demand
       vo.timed_calls = opts.plan_timed_calls;
       sim::VarioPathRun run = sim::variopath_schedule(t, planner, demand, vo);
       schedule = job ? sim::view_schedule(*job, run.schedule) : std::move(run.schedule);
-      r.planning_us = run.planning_us;
+      r.planning_measured_us = run.planning_us;
       r.shared_bytes = run.shared_bytes;
     } else {
       try {
@@ -83,7 +100,11 @@ CaseResult compare(const Topology& t, vpcat::Planner& planner, const sim::Demand
         else if (name == "fast") {
           sim::FastOptions fo;
           fo.alpha_us = opts.sim.latency_us;
-          schedule = sim::fast_schedule(view, demand, fo);
+          // FAST decomposes the matrix per call: timed as VarioPath's plan is.
+          if (opts.planning.measured)
+            r.planning_measured_us = median_wall_us(opts.plan_timed_calls, [&] { schedule = sim::fast_schedule(view, demand, fo); });
+          else
+            schedule = sim::fast_schedule(view, demand, fo);
         } else if (name == "deepep_nvlink_style")
           schedule = sim::deepep_nvlink_style_schedule(view, demand, sim::DeepEpOptions{opts.deepep_chunks});
         else if (name == "deepep_pcie") schedule = sim::deepep_pcie_schedule(view, demand);
@@ -95,18 +116,26 @@ CaseResult compare(const Topology& t, vpcat::Planner& planner, const sim::Demand
         out.skipped.emplace_back(name, e.what());
         continue;
       }
-      r.planning_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+      if (!(name == "fast" && opts.planning.measured))
+        r.planning_measured_us =
+            std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
       if (name == "deepep_pcie") r.hypothetical = sim::deepep_pcie_hypothetical(view);
       else if (name == "deepep_nvlink_style") r.hypothetical = sim::deepep_nvlink_style_hypothetical();
     }
     const sim::ScheduleCheck check = sim::check_schedule(view, demand, schedule);
     if (!check.ok) throw std::logic_error(fmt::format("{}: the schedule is wrong: {}", name, check.message));
     const sim::SimResult sim = sim::simulate(view, schedule, opts.sim);
-    r.time_us = sim.time_us;
+    const CountsExchange exchange = counts_exchange(name);
+    double& exchange_us = exchange_cost[static_cast<int>(exchange)];
+    if (exchange_us < 0) exchange_us = counts_exchange_us(view, exchange, opts.sim);
+    r.exchange_us = exchange_us;
+    if (plans_online(name)) r.planning_us = opts.planning.measured ? r.planning_measured_us : opts.planning.budget_us;
+    r.transfer_us = sim.time_us;
+    r.time_us = r.exchange_us + r.planning_us + r.transfer_us;
     r.unsettled_events = sim.unsettled_events;
-    r.ratio_to_bound = out.bound.time_us > 0 ? sim.time_us / out.bound.time_us : 0.0;
-    r.aggregate_gbps = sim.time_us > 0 ? out.total_bytes / sim.time_us / 1e3 : 0.0;
-    r.receiver_sum_gbps = receiver_sum_gbps(sim);
+    r.ratio_to_bound = out.bound.time_us > 0 ? r.time_us / out.bound.time_us : 0.0;
+    r.aggregate_gbps = r.time_us > 0 ? out.total_bytes / r.time_us / 1e3 : 0.0;
+    r.receiver_sum_gbps = receiver_sum_gbps(sim, r.exchange_us + r.planning_us);
     r.steps = schedule.steps.size();
     for (const sim::Step& s : schedule.steps) r.flows += s.flows.size();
     out.results.push_back(r);

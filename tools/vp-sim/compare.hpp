@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "costs.hpp"
 #include "vp/sim/demand.hpp"
 #include "vp/sim/flow_bound.hpp"
 #include "vp/sim/job_view.hpp"
@@ -38,7 +39,8 @@ inline bool direct_route_scheduler(const std::string& name) {
 struct CompareOptions {
   sim::SimOptions sim;           // latency_us is also the bound's and the planner's
   vpcat::PlanOptions plan;       // its latency_us is overwritten with sim.latency_us
-  int plan_timed_calls = 5;      // VarioPath planning time: median of this many calls after a warm-up
+  int plan_timed_calls = 5;      // planning time measured: median of this many calls after a warm-up
+  PlanningCharge planning;       // what plans_online() schedulers are charged for planning (--planning-us)
   int deepep_chunks = 8;
   int nccl_peers = 8;            // NcclOptions::peers_in_flight
   // A baseline the machine or the job's view cannot run (sim::Inapplicable)
@@ -52,18 +54,25 @@ struct CompareOptions {
 
 struct SchedulerResult {
   std::string name;
+  // The total a rank waits for the call: exchange_us + planning_us +
+  // transfer_us. Every ratio and bandwidth below is of this total.
   double time_us = 0.0;
+  double exchange_us = 0.0;      // counts_exchange_us() of counts_exchange(name)
+  double planning_us = 0.0;      // charged: plans_online(name) ? measured or the budget : 0
+  double transfer_us = 0.0;      // the simulated schedule
   double ratio_to_bound = 0.0;   // time_us / lower bound; 0 when the bound is 0
   // total bytes / time_us, GB/s; 0 when the time is 0.
   double aggregate_gbps = 0.0;
   // Sum over receiving GPUs of (bytes delivered to it / when its last byte
-  // arrived), GB/s: p2pmark's "total" (each reader timed on its own clock).
-  // At least aggregate_gbps; equal when every receiver ends together.
+  // arrived, exchange and planning included), GB/s: p2pmark's "total" (each
+  // reader timed on its own clock). At least aggregate_gbps; equal when
+  // every receiver ends together.
   double receiver_sum_gbps = 0.0;
-  // variopath: median wall clock of plan() (after a warm-up call); the
-  // baselines: wall clock of building their schedule once here (a
-  // reconstruction's cost, not their authors' code).
-  double planning_us = 0.0;
+  // Wall clock of building the schedule here: variopath and fast, the
+  // median of plan_timed_calls calls after a warm-up (fast: one call when a
+  // budget is charged); the others, one call (a reconstruction's cost, not
+  // their authors' code, and not charged).
+  double planning_measured_us = 0.0;
   std::size_t steps = 0, flows = 0;
   std::size_t unsettled_events = 0;  // sim::SimResult::unsettled_events (port arbitration)
   double shared_bytes = 0.0;         // variopath: sim::VarioPathRun::shared_bytes

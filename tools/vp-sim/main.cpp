@@ -51,6 +51,7 @@ struct Options {
   std::string gpus, nodes;  // a subset (docs/subsets.md)
   std::string calls;        // FIRST:END of a sequence
   std::string sizes;        // MIN:MAX[:FACTOR], nccl-tests' message sizes
+  std::string planning = "measured";  // --planning-us
   bool json = false;
   bool flow_bound = false;  // also solve the flow bound's LP per call
   vp::sim_cli::CompareOptions compare;
@@ -143,6 +144,7 @@ int run(Options o) {
       throw vp::UsageError("--sizes scales a --workload; a demand file's bytes are its own sizes");
     if (!o.svg.empty()) throw vp::UsageError("--svg draws one run: not with --sizes");
   }
+  o.compare.planning = vp::sim_cli::parse_planning_charge(o.planning);
   if (o.model == "contention") {
     if (o.contention.empty()) o.contention = vp::sim_cli::default_contention_file();
     o.compare.sim.contention = vp::sim_cli::read_contention_file(o.contention);
@@ -186,6 +188,7 @@ int run(Options o) {
   if (job) info.gpu_map.assign(job->cluster_gpu.begin(), job->cluster_gpu.end());
   info.gpu_list = gpu_list;
   info.latency_us = o.compare.sim.latency_us;
+  info.planning = o.compare.planning;
   info.completion_epsilon = o.compare.sim.completion_epsilon;
   info.model = o.model;
   info.contention_file = o.contention;
@@ -299,8 +302,15 @@ int main(int argc, char** argv) {
   app.add_option("--epsilon", o.compare.sim.completion_epsilon,
                  "Simulator completion batching, relative, in [0, 0.01] (default 1e-4; 0 = exact)")
       ->check(CLI::Range(0.0, 0.01));
+  app.add_option("--planning-us", o.planning,
+                 "Planning time charged to the schedulers that plan per call (variopath, fast): measured (default: "
+                 "the median wall clock of --plan-calls calls on this machine, so not reproducible) or a budget in "
+                 "microseconds. Every scheduler's time is its total: counts exchange (simulated: an allgather of "
+                 "the counts matrix for variopath and fast, one count per pair for DeepEP, none for fanout, nccl, "
+                 "spreadout) + planning + transfer; every ratio and bandwidth is of the total (docs/simulator.md)")
+      ->type_name("measured|US");
   app.add_option("--plan-calls", o.compare.plan_timed_calls,
-                 "VarioPath planning time: median of this many calls after a warm-up (default 5)")
+                 "Planning time measured: median of this many calls after a warm-up (default 5)")
       ->check(CLI::Range(1, 1000));
   app.add_option("--deepep-chunks", o.compare.deepep_chunks, "deepep_nvlink_style pipeline depth (default 8)")
       ->check(CLI::Range(1, 1024));

@@ -47,11 +47,14 @@ ordered_json flow_json(const sim::FlowBound& f) {
 ordered_json result_json(const SchedulerResult& r, double bound_us, double route_bound_us, double flow_bound_us) {
   ordered_json j;
   j["time_us"] = r.time_us;
+  j["exchange_us"] = r.exchange_us;
+  j["planning_us"] = r.planning_us;
+  j["transfer_us"] = r.transfer_us;
   j["ratio_to_bound"] = ratio(bound_us, r.time_us);
   if (direct_route_scheduler(r.name)) j["ratio_to_route_bound"] = ratio(route_bound_us, r.time_us);
   if (flow_bound_us >= 0) j["ratio_to_flow_bound"] = ratio(flow_bound_us, r.time_us);
   if (r.aggregate_gbps > 0) j["aggregate_gbps"] = r.aggregate_gbps, j["receiver_sum_gbps"] = r.receiver_sum_gbps;
-  j["planning_us"] = r.planning_us;
+  j["planning_measured_us"] = r.planning_measured_us;
   j["steps"] = r.steps;
   j["flows"] = r.flows;
   if (r.unsettled_events > 0) j["unsettled_events"] = r.unsettled_events;
@@ -90,7 +93,7 @@ ordered_json case_json(const CaseResult& c) {
 // A sequence summarised per scheduler.
 struct Summary {
   std::string name;
-  double time_us = 0, planning_us = 0, mean_ratio = 0, worst_ratio = 0, shared_bytes = 0;
+  double time_us = 0, exchange_us = 0, planning_us = 0, transfer_us = 0, planning_measured_us = 0, mean_ratio = 0, worst_ratio = 0, shared_bytes = 0;
   std::size_t worst_call = 0, steps = 0, flows = 0, unsettled_events = 0;
 };
 
@@ -109,7 +112,10 @@ std::vector<Summary> summarise(const std::vector<CaseResult>& calls, double& bou
     for (std::size_t c = 0; c < calls.size(); ++c) {
       const SchedulerResult& r = calls[c].results[k];
       s.time_us += r.time_us;
-      s.planning_us += r.planning_us / static_cast<double>(calls.size());
+      s.exchange_us += r.exchange_us;
+      s.planning_us += r.planning_us;
+      s.transfer_us += r.transfer_us;
+      s.planning_measured_us += r.planning_measured_us / static_cast<double>(calls.size());
       s.steps += r.steps;
       s.flows += r.flows;
       s.unsettled_events += r.unsettled_events;
@@ -157,6 +163,7 @@ ordered_json header(const RunInfo& info, std::size_t calls) {
   j["nodes"] = info.nodes;
   if (!info.gpu_map.empty()) j["gpu_map"] = info.gpu_map;
   j["latency_us"] = info.latency_us;
+  j["planning"] = info.planning.text();
   j["completion_epsilon"] = info.completion_epsilon;
   j["model"] = info.model;
   if (info.model == "contention") {
@@ -216,15 +223,22 @@ std::string flow_text(double cut_bound_us, const sim::FlowBound& f) {
 // The run's first lines: the catalog, the demand (`sized`: how a sweep
 // scales it), the model and its table, and the subset.
 std::string run_text(const RunInfo& info, const std::string& sized) {
-  std::string s = fmt::format("{}: {} GPUs, {} nodes; {}{}; latency {:g} us; model {}{}\n", info.catalog, info.gpus,
-                              info.nodes,
+  std::string s = fmt::format("{}: {} GPUs, {} nodes; {}{}; latency {:g} us; planning {}; model {}{}\n", info.catalog,
+                              info.gpus, info.nodes,
                               info.demand_file.empty() ? "workload " + info.workload : "demand " + info.demand_file,
-                              sized, info.latency_us, info.model,
+                              sized, info.latency_us,
+                              info.planning.measured ? std::string("measured")
+                                                     : fmt::format("budget {:g} us", info.planning.budget_us),
+                              info.model,
                               info.model == "contention" ? " (" + info.contention_file + ")" : std::string());
   if (!info.gpu_map.empty())
     s += fmt::format("subset: catalog GPUs {} (the rest of the cluster idle)\n", info.gpu_list);
   return s;
 }
+
+// Under every table of times.
+constexpr const char* kTotalIs =
+    "total = counts exchange + planning + transfer (simulated schedule); ratios and bandwidths are of the total\n";
 
 // (no scheduler named before the table: its rows come in the order asked)
 constexpr const char* kRouteBoundFor = "direct default routes: the schedulers with a /route figure only";
@@ -267,10 +281,13 @@ std::string report_json(const RunInfo& info, const std::vector<CaseResult>& call
     const Summary& s = sums[k];
     ordered_json r;
     r["time_us"] = s.time_us;
+    r["exchange_us"] = s.exchange_us;
+    r["planning_us"] = s.planning_us;
+    r["transfer_us"] = s.transfer_us;
     r["ratio_to_bound"] = ratio(bound_us, s.time_us);
     if (direct_route_scheduler(s.name)) r["ratio_to_route_bound"] = ratio(route_us, s.time_us);
     if (flow_us >= 0) r["ratio_to_flow_bound"] = ratio(flow_us, s.time_us);
-    r["planning_us"] = s.planning_us;
+    r["planning_measured_us"] = s.planning_measured_us;
     r["steps"] = s.steps;
     r["flows"] = s.flows;
     if (s.unsettled_events > 0) r["unsettled_events"] = s.unsettled_events;
@@ -298,12 +315,14 @@ std::string report_text(const RunInfo& info, const std::vector<CaseResult>& call
                      kRouteBoundFor);
     if (c.flow_bound) s += flow_text(c.bound.time_us, *c.flow_bound);
     s += "\n";
-    s += fmt::format("{:<20} {:>14} {:>9} {:>9} {:>12} {:>8} {:>9}\n", "scheduler", "time_us", "/bound", "/route",
-                     "planning_us", "steps", "flows");
+    s += fmt::format("{:<20} {:>14} {:>9} {:>9} {:>12} {:>12} {:>14} {:>8} {:>9}\n", "scheduler", "total_us",
+                     "/bound", "/route", "exchange_us", "planning_us", "transfer_us", "steps", "flows");
     for (const SchedulerResult& r : c.results)
-      s += fmt::format("{:<20} {:>14.1f} {:>9} {:>9} {:>12.1f} {:>8} {:>9}\n", shown_name(r), r.time_us,
-                       ratio_text(c.bound.time_us, r.time_us),
-                       route_ratio_text(r.name, c.route_bound.time_us, r.time_us), r.planning_us, r.steps, r.flows);
+      s += fmt::format("{:<20} {:>14.1f} {:>9} {:>9} {:>12.1f} {:>12.1f} {:>14.1f} {:>8} {:>9}\n", shown_name(r),
+                       r.time_us, ratio_text(c.bound.time_us, r.time_us),
+                       route_ratio_text(r.name, c.route_bound.time_us, r.time_us), r.exchange_us, r.planning_us,
+                       r.transfer_us, r.steps, r.flows);
+    s += kTotalIs;
     return s + hypothetical_text(c.results);
   }
   double bound_us = 0;
@@ -321,14 +340,17 @@ std::string report_text(const RunInfo& info, const std::vector<CaseResult>& call
     s += fmt::format("flow bounds sum to {:.1f} us (linear program over every route; lower bound / flow bound {})\n",
                      flow_us, ratio_text(flow_us, bound_us));
   s += "\n";
-  s += fmt::format("{:<20} {:>14} {:>9} {:>9} {:>11} {:>12} {:>12}\n", "scheduler", "total_us", "/bound", "/route",
-                   "mean/bound", "worst/bound", "planning_us");
+  s += fmt::format("{:<20} {:>14} {:>9} {:>9} {:>11} {:>12} {:>12} {:>12} {:>14}\n", "scheduler", "total_us",
+                   "/bound", "/route", "mean/bound", "worst/bound", "exchange_us", "planning_us", "transfer_us");
   for (std::size_t k = 0; k < sums.size(); ++k) {
     const Summary& r = sums[k];
-    s += fmt::format("{:<20} {:>14.1f} {:>9} {:>9} {:>11.3f} {:>12} {:>12.1f}\n", shown_name(calls.front().results[k]),
-                     r.time_us, ratio_text(bound_us, r.time_us), route_ratio_text(r.name, route_us, r.time_us),
-                     r.mean_ratio, fmt::format("{:.3f} (#{})", r.worst_ratio, at + r.worst_call), r.planning_us);
+    s += fmt::format("{:<20} {:>14.1f} {:>9} {:>9} {:>11.3f} {:>12} {:>12.1f} {:>12.1f} {:>14.1f}\n",
+                     shown_name(calls.front().results[k]), r.time_us, ratio_text(bound_us, r.time_us),
+                     route_ratio_text(r.name, route_us, r.time_us), r.mean_ratio,
+                     fmt::format("{:.3f} (#{})", r.worst_ratio, at + r.worst_call), r.exchange_us, r.planning_us,
+                     r.transfer_us);
   }
+  s += kTotalIs;
   return s + hypothetical_text(calls.front().results);
 }
 
@@ -361,7 +383,7 @@ std::string report_sizes_json(const RunInfo& info, const SizeSweep& sweep, const
 std::string report_sizes_text(const RunInfo& info, const SizeSweep& sweep, const std::vector<SizeResult>& rows) {
   std::string s = run_text(info, fmt::format(", its shape scaled to sizes {} to {} (x{})", sweep.min, sweep.max, sweep.factor));
   s += "nccl-tests alltoall figures: size = bytes per rank, count = floats per peer; algbw = size / time, "
-       "busbw = algbw * (n-1)/n (GB/s); /bound = time / lower bound\n\n";
+       "busbw = algbw * (n-1)/n (GB/s); /bound = time / lower bound; time = counts exchange + planning + transfer\n\n";
   if (rows.empty()) return s;
   const std::vector<SchedulerResult>& first = rows.front().result.results;
   std::string names = fmt::format("#{:>11} {:>12} {:>10}", "", "", "lower");

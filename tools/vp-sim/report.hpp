@@ -26,6 +26,7 @@ struct RunInfo {
   std::size_t first_call = 0;
   bool has_first_call = false;
   double latency_us = 0.0, completion_epsilon = 0.0;
+  PlanningCharge planning;  // --planning-us
   std::string model = "ideal";  // "ideal" or "contention"
   std::string contention_file;  // the table read, with model "contention" (--contention or the default)
   sim::ContentionModel contention;
