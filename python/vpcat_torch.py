@@ -11,7 +11,7 @@ Same meaning and argument order as torch.distributed.all_to_all_single
 2. the plan: the planner of the ranks' GPUs (the catalog VPCAT_CATALOG, ranks
    mapped to GPUs exactly as the MPI executor maps them: VPCAT_RANK_MAP, or
    host names and CUDA_VISIBLE_DEVICES; docs/mpi.md) plans it; while the
-   counts repeat the last plan is reused;
+   counts repeat their plan is reused (the last PLAN_CACHE count matrices);
 3. the steps: one after the other, each a torch.distributed.batch_isend_irecv
    of its messages (isend/irecv where the backend lacks batching). A payload
    relayed through another rank is staged there and forwarded in a later step.
@@ -26,7 +26,7 @@ Loaded by `vpcat.torch` (the compiled module imports it on first use only).
 import os
 import socket
 import warnings
-from collections import deque
+from collections import OrderedDict, deque
 
 import numpy as np
 import torch
@@ -39,6 +39,10 @@ __all__ = ["all_to_all_single", "set_plan_options", "stats", "Step", "resolve", 
 _VISIBLE_VARS = ("CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES")
 # An offset for tags, so that ours never match an application's messages.
 _TAG_BASE = 0x5643 << 8
+# Plans kept per group, the most recently used first: an MoE layer alternates
+# a few count matrices (the counts themselves, dispatch, its transpose for the
+# combine), each reused while the router's counts repeat.
+PLAN_CACHE = 16
 
 
 class Step:
@@ -232,8 +236,7 @@ class _Context:
         self.planner = None
         self.planner_gpu = None  # rank -> planner GPU
         self.rank_of_planner_gpu = None
-        self.last_key = None
-        self.last_steps = None
+        self.cache = OrderedDict()  # counts matrix bytes -> (steps, resolved for this rank)
         self.batched = hasattr(dist, "batch_isend_irecv")
         self.torch_alltoall = None  # whether the backend has all_to_all_single (fallback); None: untried
         self._setup()
@@ -287,11 +290,14 @@ class _Context:
                               RuntimeWarning, stacklevel=3)
 
     def plan(self, matrix):
-        """The plan of `matrix` (ranks x ranks bytes, int64) as steps in ranks."""
+        """What this rank does for `matrix` (ranks x ranks bytes, int64): a
+        _Resolved plan, from the cache while the same counts come again."""
         key = matrix.tobytes()
-        if key == self.last_key:
+        hit = self.cache.get(key)
+        if hit is not None:
+            self.cache.move_to_end(key)
             self.stats.reused += 1
-            return self.last_steps
+            return hit
         n = self.size
         demand = np.zeros((n, n), dtype=np.uint64)
         pg = np.asarray(self.planner_gpu)
@@ -310,8 +316,12 @@ class _Context:
                 steps.append(Step(zip(src[a:b].tolist(), dst[a:b].tolist(), origin[a:b].tolist(),
                                       final[a:b].tolist(), nbytes[a:b].tolist())))
         self.stats.planned += 1
-        self.last_key, self.last_steps = key, steps
-        return steps
+        me = self.rank
+        resolved = resolve(steps, n, me, matrix[me].tolist(), matrix[:, me].tolist(), matrix)
+        self.cache[key] = resolved
+        while len(self.cache) > PLAN_CACHE:
+            self.cache.popitem(last=False)
+        return resolved
 
 
 _contexts = {}
@@ -334,7 +344,7 @@ def set_plan_options(options, group=None):
                          "torch.distributed cannot force (docs/planner.md)")
     ctx = _context(group)
     ctx.options = options
-    ctx.last_key = None
+    ctx.cache.clear()
 
 
 def stats(group=None):
@@ -441,8 +451,8 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
         raise ValueError("vpcat.torch.all_to_all_single: rank %d expects %s bytes from the ranks, they send %s"
                          % (me, expect, matrix[:, me].tolist()))
 
-    # 2. The plan (the last one while the counts repeat).
-    steps = ctx.plan(matrix)
+    # 2. The plan (a cached one while the counts repeat).
+    resolved = ctx.plan(matrix)
 
     # 3. The steps, byte-exact on the streams' bytes.
     src = _bytes_of(input.contiguous())
@@ -454,10 +464,6 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     recv_at = [dst[ooff[p]:ooff[p + 1]] for p in range(n)]
     if ioff[me + 1] > ioff[me]:
         recv_at[me].copy_(send_at[me])
-    resolved = ctx.last_resolved if getattr(ctx, "last_resolved_key", None) is steps else None
-    if resolved is None:
-        resolved = resolve(steps, n, me, matrix[me].tolist(), matrix[:, me].tolist(), matrix)
-        ctx.last_resolved, ctx.last_resolved_key = resolved, steps
     run_steps(resolved, send_at, recv_at, group, ctx.batched)
     if dst_t is not output:
         output.copy_(dst_t)

@@ -11,19 +11,24 @@ import torch.distributed as dist
 
 
 def init(rank, world, store_file, env):
-    os.environ.update(env)
+    os.environ.update(env(rank) if callable(env) else env)
     torch.set_num_threads(1)
     dist.init_process_group("gloo", init_method="file://" + store_file, rank=rank, world_size=world)
 
 
 def spawn(fn, world, env, *args):
-    """Run fn(rank, world, *args) on `world` gloo ranks; a failure on any rank fails the caller."""
+    """Run fn(rank, world, *args) on `world` gloo ranks (forked); a failure on any
+    rank fails the caller. `env`: the ranks' environment, or a function of the
+    rank giving it."""
     import torch.multiprocessing as mp
     fd, store = tempfile.mkstemp(prefix="vpcat-torch-store-")
     os.close(fd)
     os.unlink(store)
     try:
-        mp.spawn(_entry, args=(world, store, env, fn, args), nprocs=world, join=True)
+        # fork: the children start with torch imported (spawn re-imports it in
+        # each, 1-2 s of CPU per rank on this machine's 2 cores); the parent
+        # has no process group and, under ctest, OMP_NUM_THREADS=1.
+        mp.start_processes(_entry, args=(world, store, env, fn, args), nprocs=world, join=True, start_method="fork")
     finally:
         if os.path.exists(store):
             os.unlink(store)
@@ -89,7 +94,10 @@ def same_bytes(a, b):
     return torch.equal(a.contiguous().reshape(-1).view(torch.uint8), b.contiguous().reshape(-1).view(torch.uint8))
 
 
-def run_case(me, world, splits, inner, dtype, seed, a2a, non_contiguous=False, equal=False, out_strided=False):
+def run_case(me, world, splits, inner, dtype, seed, a2a, non_contiguous=False, equal=False, out_strided=False,
+             group=None):
+    if group is not None:
+        me, world = dist.get_rank(group), dist.get_world_size(group)
     inp = rank_input(me, int(splits[me].sum()), inner, dtype, seed)
     if non_contiguous:  # the same values in a transposed buffer
         inp = inp.transpose(0, -1).contiguous().transpose(0, -1) if inp.dim() > 1 else inp.repeat_interleave(2)[::2]
@@ -101,9 +109,9 @@ def run_case(me, world, splits, inner, dtype, seed, a2a, non_contiguous=False, e
     else:
         out = torch.empty((rows_out,) + tuple(inner), dtype=dtype)
     if equal:
-        a2a(out, inp, group=None)
+        a2a(out, inp, group=group)
     else:
-        a2a(out, inp, splits[:, me].tolist(), splits[me].tolist())
+        a2a(out, inp, splits[:, me].tolist(), splits[me].tolist(), group=group)
     want = expected_output(me, splits, inner, dtype, seed)
     assert same_bytes(out, want), "rank %d: dtype %s seed %d: output differs" % (me, dtype, seed)
 
@@ -135,6 +143,12 @@ def planned_cases(me, world):
         assert after["planned"] - before["planned"] == 1, (before, after)
         assert after["reused"] - before["reused"] == 2, (before, after)
         assert after["fallbacks"] == 0, after
+        # Two count matrices in turn (a dispatch and its combine): both plans kept.
+        a, b = random_splits(world, 14), random_splits(world, 15)
+        for splits, seed in ((a, 16), (b, 17), (a, 18), (b, 19)):
+            run_case(me, world, splits, (2,), torch.float32, seed, a2a)
+        last = vpcat.torch.stats()
+        assert (last["planned"] - after["planned"], last["reused"] - after["reused"]) == (2, 2), (after, last)
 
 
 def fallback_cases(me, world):
@@ -186,6 +200,31 @@ def relay_cases(me, world):
             want.append(so[off:off + int(demand[o, me])] if o != me else torch.zeros(0, dtype=torch.uint8))
         got = torch.cat([out[ooff[o]:ooff[o + 1]] for o in range(3) if o != me])
         assert torch.equal(got, torch.cat([w for o, w in enumerate(want) if o != me])), (me, batched)
+
+
+def sixteen(me, world):
+    """16 ranks, four per node, mapped by host name and CUDA_VISIBLE_DEVICES;
+    then two subgroups of 5 and 2 ranks (group ranks are not global ranks)."""
+    import vpcat
+    planned_cases(me, world)
+    g5 = dist.new_group([0, 3, 5, 10, 15])
+    g2 = dist.new_group([2, 13])
+    a2a = vpcat.torch.all_to_all_single
+    for group, members in ((g5, [0, 3, 5, 10, 15]), (g2, [2, 13])):
+        if me not in members:
+            continue
+        n = len(members)
+        run_case(me, n, random_splits(n, 31), (3,), torch.float32, 31, a2a, group=group)
+        run_case(me, n, moe_skewed(n, 32), (), torch.int64, 32, a2a, group=group, non_contiguous=True)
+        run_case(me, n, np.full((n, n), 3), (2,), torch.bfloat16, 33, a2a, group=group, equal=True)
+        st = vpcat.torch.stats(group)
+        assert st["fallbacks"] == 0 and st["planned"] == 3, st
+
+
+def with_catalog(catalog, rank):
+    """Rank r on node gpu0{1 + r // 4}, its visible GPU r % 4."""
+    return {"VPCAT_CATALOG": catalog, "VPCAT_HOSTNAME": "gpu0%d" % (1 + rank // 4),
+            "CUDA_VISIBLE_DEVICES": str(rank % 4)}
 
 
 def fallback_and_relays(me, world):
