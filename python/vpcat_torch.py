@@ -281,12 +281,14 @@ class _Context:
             self.planner = None
         self.gpus = gpus
 
-    def say_fallback_once(self):
-        self.stats.fallback_reason = self.reason
+    def say_fallback_once(self, reason):
+        """Count a call on torch's collective; rank 0 warns on the group's first."""
+        self.stats.fallbacks += 1
+        self.stats.fallback_reason = reason
         if not self.warned:
             self.warned = True
             if self.rank == 0:
-                warnings.warn("vpcat.torch: all_to_all_single runs on torch.distributed (%s)" % self.reason,
+                warnings.warn("vpcat.torch: all_to_all_single runs on torch.distributed (%s)" % reason,
                               RuntimeWarning, stacklevel=3)
 
     def plan(self, matrix):
@@ -435,24 +437,32 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     in_splits = _splits(input_split_sizes, in_rows, n, "input")
     out_splits = _splits(output_split_sizes, out_rows, n, "output")
     if ctx.reason is not None:
-        ctx.stats.fallbacks += 1
-        ctx.say_fallback_once()
+        ctx.say_fallback_once(ctx.reason)
         _torch_fallback(ctx, output, input, out_splits, in_splits, group)
         return
 
-    # 1. The counts: every rank's row of bytes.
+    # 1. The counts: every rank's row of bytes, and what it expects to
+    # receive, so that every rank finds a mismatch (and raises the same).
     rb = _row_bytes(input)
-    row = torch.tensor([x * rb for x in in_splits], dtype=torch.int64)
-    rows = [torch.empty(n, dtype=torch.int64) for _ in range(n)]
+    row = torch.tensor([x * rb for x in in_splits] + [x * rb for x in out_splits], dtype=torch.int64)
+    rows = [torch.empty(2 * n, dtype=torch.int64) for _ in range(n)]
     dist.all_gather(rows, row, group=group)
-    matrix = torch.stack(rows).numpy()
-    expect = [x * rb for x in out_splits]
-    if matrix[:, me].tolist() != expect:
-        raise ValueError("vpcat.torch.all_to_all_single: rank %d expects %s bytes from the ranks, they send %s"
-                         % (me, expect, matrix[:, me].tolist()))
+    both = torch.stack(rows).numpy()
+    matrix, expected = both[:, :n], both[:, n:]  # expected[r][o]: bytes rank r expects from o
+    if not (matrix.T == expected).all():
+        r = int(np.nonzero((matrix.T != expected).any(axis=1))[0][0])
+        raise ValueError("vpcat.torch.all_to_all_single: rank %d expects %s bytes from the ranks, they send it %s"
+                         % (r, expected[r].tolist(), matrix[:, r].tolist()))
+    matrix = np.ascontiguousarray(matrix)
 
-    # 2. The plan (a cached one while the counts repeat).
-    resolved = ctx.plan(matrix)
+    # 2. The plan (a cached one while the counts repeat). A plan the planner
+    # refuses (the same on every rank): this call on torch's collective.
+    try:
+        resolved = ctx.plan(matrix)
+    except (_vpcat.Error, ValueError) as e:
+        ctx.say_fallback_once("planning: %s" % e)
+        _torch_fallback(ctx, output, input, out_splits, in_splits, group)
+        return
 
     # 3. The steps, byte-exact on the streams' bytes.
     src = _bytes_of(input.contiguous())

@@ -219,6 +219,29 @@ def sixteen(me, world):
         run_case(me, n, np.full((n, n), 3), (2,), torch.bfloat16, 33, a2a, group=group, equal=True)
         st = vpcat.torch.stats(group)
         assert st["fallbacks"] == 0 and st["planned"] == 3, st
+    # A plan the planner refuses (one step cannot carry 5 ranks' all-to-all):
+    # that call on torch's collective, said once, the next ones planned again.
+    if me in (0, 3, 5, 10, 15):
+        vpcat.torch.set_plan_options(vpcat.PlanOptions(max_steps=1), group=g5)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            run_case(me, 5, np.full((5, 5), 2), (3,), torch.float32, 34, a2a, group=g5)
+        said = [str(w.message) for w in caught if "vpcat.torch" in str(w.message)]
+        assert len(said) == (1 if me == 0 else 0) and all("step_limit" in x or "steps" in x for x in said), said
+        vpcat.torch.set_plan_options(None, group=g5)
+        run_case(me, 5, np.full((5, 5), 2), (3,), torch.float32, 35, a2a, group=g5)
+        st = vpcat.torch.stats(g5)
+        assert (st["fallbacks"], st["planned"]) == (1, 4) and "planning" in st["fallback_reason"], st
+    # Split sizes that disagree: every rank raises the same error (no hang).
+    try:
+        bad = np.full((world, world), 1)
+        out = torch.empty(world + (1 if me == 7 else 0), 2)
+        outs = [1] * world + ([1] if me == 7 else [])
+        outs = outs[:world - 1] + [sum(outs[world - 1:])]
+        a2a(out, torch.zeros(world, 2), outs, bad[me].tolist())
+        raise AssertionError("a mismatch went through")
+    except ValueError as e:
+        assert "rank 7 expects" in str(e), str(e)
 
 
 def with_catalog(catalog, rank):
