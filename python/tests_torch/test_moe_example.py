@@ -21,3 +21,11 @@ def test_moe_layer_equals_torch_collective():
 def test_moe_layer_bad_arguments():
     r = subprocess.run([sys.executable, str(EXAMPLE), "--top-k", "99"], capture_output=True, text=True)
     assert r.returncode == 2 and "--top-k" in r.stderr
+
+
+def test_torch_timing_runs():
+    timing = EXAMPLE.parent / "torch_timing.py"
+    r = subprocess.run([sys.executable, str(timing), str(SWITCH4), "--ranks", "2", "--calls", "1"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.startswith("2 ranks, 1 calls, ") and r.stdout.count(" ms") == 4, r.stdout
