@@ -208,14 +208,14 @@ def run_steps(resolved, send_at, recv_at, group=None, batched=True):
                 at += g[3]
 
 
-# ---- per group: the catalog, the rank map, the planner, the last plan ----
+# ---- per group: the catalog, the rank map, the planner, its plans ----
 
 
 class _Stats:
     def __init__(self):
         self.calls = 0
         self.planned = 0  # calls that made a new plan
-        self.reused = 0  # calls that reused the last one
+        self.reused = 0  # calls that found their plan in the cache
         self.fallbacks = 0
         self.fallback_reason = None
 
@@ -236,7 +236,7 @@ class _Context:
         self.planner = None
         self.planner_gpu = None  # rank -> planner GPU
         self.rank_of_planner_gpu = None
-        self.cache = OrderedDict()  # counts matrix bytes -> (steps, resolved for this rank)
+        self.cache = OrderedDict()  # counts matrix bytes -> _Resolved for this rank
         self.batched = hasattr(dist, "batch_isend_irecv")
         self.torch_alltoall = None  # whether the backend has all_to_all_single (fallback); None: untried
         self._setup()
@@ -279,7 +279,7 @@ class _Context:
             r, x = bad[0]
             self.reason = x if r == 0 else "rank %d: %s" % (r, x)
             self.planner = None
-        self.gpus = gpus
+        self.gpu_of_rank = gpus  # catalog GPU of every rank (None when falling back)
 
     def say_fallback_once(self, reason):
         """Count a call on torch's collective; rank 0 warns on the group's first."""

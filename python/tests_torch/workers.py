@@ -98,6 +98,7 @@ def run_case(me, world, splits, inner, dtype, seed, a2a, non_contiguous=False, e
              group=None):
     if group is not None:
         me, world = dist.get_rank(group), dist.get_world_size(group)
+    assert splits.shape == (world, world)
     inp = rank_input(me, int(splits[me].sum()), inner, dtype, seed)
     if non_contiguous:  # the same values in a transposed buffer
         inp = inp.transpose(0, -1).contiguous().transpose(0, -1) if inp.dim() > 1 else inp.repeat_interleave(2)[::2]
