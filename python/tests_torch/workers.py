@@ -3,6 +3,7 @@ children of torch.multiprocessing.spawn). Every rank generates every rank's
 input from a seed, so it knows its expected output without a collective."""
 import os
 import tempfile
+import time
 import warnings
 
 import numpy as np
@@ -16,10 +17,10 @@ def init(rank, world, store_file, env):
     dist.init_process_group("gloo", init_method="file://" + store_file, rank=rank, world_size=world)
 
 
-def spawn(fn, world, env, *args):
+def spawn(fn, world, env, *args, timeout=120):
     """Run fn(rank, world, *args) on `world` gloo ranks (forked); a failure on any
     rank fails the caller. `env`: the ranks' environment, or a function of the
-    rank giving it."""
+    rank giving it. Ranks still running after `timeout` seconds are killed."""
     import torch.multiprocessing as mp
     fd, store = tempfile.mkstemp(prefix="vpcat-torch-store-")
     os.close(fd)
@@ -28,7 +29,14 @@ def spawn(fn, world, env, *args):
         # fork: the children start with torch imported (spawn re-imports it in
         # each, 1-2 s of CPU per rank on this machine's 2 cores); the parent
         # has no process group and, under ctest, OMP_NUM_THREADS=1.
-        mp.start_processes(_entry, args=(world, store, env, fn, args), nprocs=world, join=True, start_method="fork")
+        ctx = mp.start_processes(_entry, args=(world, store, env, fn, args), nprocs=world, join=False,
+                                 start_method="fork")
+        deadline = time.monotonic() + timeout
+        while not ctx.join(timeout=1):  # raises when a rank failed
+            if time.monotonic() > deadline:  # a rank waits for a message that never comes
+                for p in ctx.processes:
+                    p.kill()
+                raise TimeoutError("%s on %d ranks: not done after %d s" % (fn.__name__, world, timeout))
     finally:
         if os.path.exists(store):
             os.unlink(store)
