@@ -109,6 +109,8 @@ if(Python3_EXECUTABLE)
   endif()
 endif()
 set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "${vp_python_depends}, python3-numpy")
+# vpcat.torch (vpcat_torch.py) needs PyTorch only when it is used.
+set(CPACK_DEBIAN_PYTHON_PACKAGE_SUGGESTS "python3-torch")
 set(CPACK_DEBIAN_PYTHON_DESCRIPTION "VarioPath catalog Python binding\nimport vpcat: open a .vpcat catalog and plan AlltoAllv demands from NumPy.")
 
 # What Debian's policy (and lintian) asks of every package: a copyright file

@@ -37,6 +37,8 @@ packages=(
   python3-numpy
   # and pytest for its tests (ctest python_binding).
   python3-pytest
+  # PyTorch (CPU, with torch.distributed and gloo): vpcat.torch and its tests (python/vpcat_torch, ctest python_torch).
+  python3-torch
   # Test only: rsvg-convert renders the pictures to PNG in ctest's render_png (tests/render_png.sh).
   librsvg2-bin
   # Packaging (cpack -G DEB: file for its dpkg-shlibdeps step) and the man page and completion test.

@@ -147,6 +147,7 @@ plan = vpcat.Planner(cat).plan([[0 if i == j else 1 << 20 for j in range(cat.gpu
 print(vpcat.__file__, cat.gpu_count, int(plan.bytes.sum()))' "$src/fixtures/catalogs/format-1.0/quad-rail4.vpcat") ||
     die "the installed Python module ($site) does not import or plan: $out"
   [[ $out == "$site/"*" 16 251658240" ]] || die "the installed Python module: '$out', expected $site/... 16 251658240"
+  [[ -f $site/vpcat_torch.py ]] || die "python3-vpcat holds no vpcat_torch.py beside the module ($site)"
   log "installed python3-vpcat: $out"
 fi
 

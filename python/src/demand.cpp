@@ -35,6 +35,32 @@ std::string shape_text(const py::array& a) {
   return s + ")";
 }
 
+// kDLCPU in dlpack.h's DLDeviceType; every other kind is memory the
+// planner (which runs on the host) cannot read.
+constexpr int kDLCPU = 1;
+
+[[noreturn]] void refuse(const std::string& device) {
+  throw py::type_error("demand: a tensor on device " + device +
+                       " (the planner runs on the host: pass the counts on the host, e.g. "
+                       "counts.to('cpu', non_blocking=True) after the router, or the split sizes as a list)");
+}
+
+// A tensor whose memory is not the host's is refused, before any copy.
+void refuse_device_memory(const py::handle& matrix) {
+  if (py::hasattr(matrix, "device")) {  // torch: tensor.device.type
+    py::object dev = matrix.attr("device");
+    if (py::hasattr(dev, "type")) {
+      const std::string type = py::str(dev.attr("type")).cast<std::string>();
+      if (type != "cpu") refuse(py::str(dev).cast<std::string>());
+    }
+  }
+  if (py::hasattr(matrix, "__dlpack_device__")) {
+    py::tuple d = matrix.attr("__dlpack_device__")();
+    if (d.size() >= 1 && d[0].cast<int>() != kDLCPU)
+      refuse("of DLPack type " + std::to_string(d[0].cast<int>()));
+  }
+}
+
 }  // namespace
 
 HeldDemand to_demand(const py::handle& matrix, std::uint64_t gpus) {
@@ -42,6 +68,11 @@ HeldDemand to_demand(const py::handle& matrix, std::uint64_t gpus) {
   py::array a;
   if (py::isinstance<py::array>(matrix)) {
     a = py::reinterpret_borrow<py::array>(matrix);
+  } else if (py::hasattr(matrix, "__dlpack__")) {
+    refuse_device_memory(matrix);
+    // A CPU tensor (torch, JAX, CuPy's host arrays...): viewed through
+    // DLPack, no copy; a strided one is then converted below like any array.
+    a = py::module_::import("numpy").attr("from_dlpack")(matrix);
   } else {
     a = py::module_::import("numpy").attr("asarray")(matrix);
     h.copied = true;

@@ -5,6 +5,7 @@
 #include "catalog.hpp"
 #include "errors.hpp"
 #include "planner.hpp"
+#include "ranks.hpp"
 #include "vpcat/format.hpp"
 #include "vpcat/version.hpp"
 
@@ -17,4 +18,15 @@ PYBIND11_MODULE(vpcat, m) {
   vpcat_python::register_errors(m);
   vpcat_python::register_catalog(m);
   vpcat_python::register_planner(m);
+  vpcat_python::register_ranks(m);
+  // vpcat.torch: the pure-Python executor (vpcat_torch.py, installed beside
+  // this module), imported on first use only, so that `import vpcat` never
+  // imports torch.
+  m.def(
+      "__getattr__",
+      [](const std::string& name) -> py::object {
+        if (name == "torch") return py::module_::import("vpcat_torch");
+        throw py::attribute_error("module 'vpcat' has no attribute '" + name + "'");
+      },
+      py::arg("name"));
 }

@@ -268,3 +268,31 @@ def test_subset_planner(catalog):
         vpcat.Planner(catalog, gpus=[])
     with pytest.raises(vpcat.DemandError):
         sub.plan(np.zeros((32, 32), dtype=np.uint64))
+
+
+class _Device:
+    def __init__(self, kind):
+        self.type = kind
+
+    def __str__(self):
+        return self.type + ":0"
+
+
+class _DeviceTensor:
+    """A stand-in for a CUDA tensor (no GPU here): what the binding looks at."""
+
+    def __init__(self, kind, dl_type):
+        self.device = _Device(kind)
+        self._dl = dl_type
+
+    def __dlpack_device__(self):
+        return (self._dl, 0)
+
+    def __dlpack__(self, stream=None):
+        raise AssertionError("a device tensor must be refused before it is read")
+
+
+@pytest.mark.parametrize("kind,dl_type", [("cuda", 2), ("cpu", 2), ("cuda", 1)])
+def test_device_tensor_refused_with_advice(planner, kind, dl_type):
+    with pytest.raises(TypeError, match="pass the counts on the host"):
+        planner.plan(_DeviceTensor(kind, dl_type))

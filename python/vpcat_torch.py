@@ -1,0 +1,479 @@
+"""vpcat.torch: torch.distributed.all_to_all_single planned by VarioPath.
+
+    import vpcat
+    vpcat.torch.all_to_all_single(output, input, output_split_sizes, input_split_sizes, group=None)
+
+Same meaning and argument order as torch.distributed.all_to_all_single
+(split sizes in elements of dim 0; equal splits when omitted). Per call:
+
+1. the counts: every rank all-gathers its row of bytes (one int64 per rank),
+   so every rank holds the group's whole demand matrix;
+2. the plan: the planner of the ranks' GPUs (the catalog VPCAT_CATALOG, ranks
+   mapped to GPUs exactly as the MPI executor maps them: VPCAT_RANK_MAP, or
+   host names and CUDA_VISIBLE_DEVICES; docs/mpi.md) plans it; while the
+   counts repeat their plan is reused (the last PLAN_CACHE count matrices);
+3. the steps: one after the other, each a torch.distributed.batch_isend_irecv
+   of its messages (isend/irecv where the backend lacks batching). A payload
+   relayed through another rank is staged there and forwarded in a later step.
+
+Where the catalog does not fit the group (no VPCAT_CATALOG, more ranks than
+GPUs, a host not in the catalog, a planner error) the call runs on torch's
+own all_to_all_single instead (an isend/irecv fan-out where the backend has
+none), said once per group by a warning on its rank 0. docs/engines.md.
+
+Loaded by `vpcat.torch` (the compiled module imports it on first use only).
+"""
+import os
+import socket
+import warnings
+from collections import OrderedDict, deque
+
+import numpy as np
+import torch
+import torch.distributed as dist
+
+import vpcat as _vpcat
+
+__all__ = ["all_to_all_single", "set_plan_options", "stats", "Step", "resolve", "run_steps"]
+
+_VISIBLE_VARS = ("CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES")
+# An offset for tags, so that ours never match an application's messages.
+_TAG_BASE = 0x5643 << 8
+# Plans kept per group, the most recently used first: an MoE layer alternates
+# a few count matrices (the counts themselves, dispatch, its transpose for the
+# combine), each reused while the router's counts repeat.
+PLAN_CACHE = 16
+
+
+class Step:
+    """One step of a plan in ranks: hops (src, dst, origin, final, bytes)."""
+
+    __slots__ = ("hops",)
+
+    def __init__(self, hops):
+        self.hops = list(hops)
+
+
+def _global_rank(group, r):
+    if group is None or group is dist.group.WORLD:
+        return r
+    if hasattr(dist, "get_global_rank"):
+        return dist.get_global_rank(group, r)
+    return dist.distributed_c10d._get_global_rank(group, r)
+
+
+# ---- the plan in ranks, resolved for one rank (as mpi/src/exec.cpp resolve) ----
+
+
+class _Resolved:
+    """What rank `me` does: per step, receives then sends; each a list of
+    segments (kind, stream, offset, length) of its message, in order."""
+
+    __slots__ = ("steps", "arena_bytes")
+
+    def __init__(self):
+        self.steps = []  # [(recvs, sends)], each a list of (peer, nbytes, segs, tag)
+        self.arena_bytes = 0
+
+
+SEND, RECV, ARENA = 0, 1, 2
+
+
+def resolve(steps, ranks, me, send_len, recv_len, demand=None):
+    """Simulate the plan `steps` (a list of Step, hops in ranks) over `ranks`
+    ranks and list what rank `me` does. A payload origin -> final is a byte
+    stream: its first hops (src == origin) take its next bytes in plan order,
+    a hop into a relay stages them there, a hop out of a relay takes the oldest
+    bytes staged there (received in an earlier step). send_len[f] / recv_len[o]:
+    this rank's stream lengths. With `demand` (ranks x ranks bytes), checks
+    that the plan delivers exactly it. Raises ValueError when the plan cannot
+    run (every rank with the same inputs raises the same)."""
+    out = _Resolved()
+    cursor = {}  # (origin, final) -> first-hop bytes so far
+    arena = {}  # relay rank -> staging bytes so far
+    staged = {}  # (relay, origin, final) -> deque of [payload_offset, len, arena_offset, step]
+    tag = 0
+    for s, step in enumerate(steps):
+        recvs, sends = [], []
+        for (src, dst, origin, final, nbytes) in step.hops:
+            if not (0 <= src < ranks and 0 <= dst < ranks and 0 <= origin < ranks and 0 <= final < ranks) or \
+                    src == dst or nbytes <= 0 or origin == final or dst == origin or src == final:
+                raise ValueError("step %d: hop %d->%d of payload %d->%d: not a valid hop" % (s, src, dst, origin, final))
+            tag += 1
+            pieces = []  # (payload_offset, len, arena_offset at src)
+            if src == origin:
+                c = cursor.get((origin, final), 0)
+                pieces.append((c, nbytes, 0))
+                cursor[(origin, final)] = c + nbytes
+            else:
+                q = staged.get((src, origin, final))
+                need = nbytes
+                while need > 0:
+                    if not q or q[0][3] >= s:
+                        raise ValueError("step %d: hop %d->%d of payload %d->%d forwards bytes rank %d has not "
+                                         "received in an earlier step" % (s, src, dst, origin, final, src))
+                    front = q[0]
+                    take = min(front[1], need)
+                    pieces.append((front[0], take, front[2]))
+                    front[0] += take
+                    front[2] += take
+                    front[1] -= take
+                    need -= take
+                    if front[1] == 0:
+                        q.popleft()
+            recv_segs, send_segs = [], []
+            for (poff, plen, aoff) in pieces:
+                dst_arena = 0
+                if dst != final:
+                    dst_arena = arena.get(dst, 0)
+                    arena[dst] = dst_arena + plen
+                    staged.setdefault((dst, origin, final), deque()).append([poff, plen, dst_arena, s])
+                if src == me:
+                    if src == origin:
+                        if poff + plen > send_len[final]:
+                            raise ValueError("step %d: hop %d->%d sends past the %d bytes of the payload"
+                                             % (s, src, dst, send_len[final]))
+                        send_segs.append((SEND, final, poff, plen))
+                    else:
+                        send_segs.append((ARENA, 0, aoff, plen))
+                if dst == me:
+                    if dst == final:
+                        if poff + plen > recv_len[origin]:
+                            raise ValueError("step %d: hop %d->%d delivers past the %d bytes rank %d expects from "
+                                             "rank %d" % (s, src, dst, recv_len[origin], me, origin))
+                        recv_segs.append((RECV, origin, poff, plen))
+                    else:
+                        recv_segs.append((ARENA, 0, dst_arena, plen))
+            if dst == me:
+                recvs.append((src, nbytes, recv_segs, tag))
+            if src == me:
+                sends.append((dst, nbytes, send_segs, tag))
+        out.steps.append((recvs, sends))
+    for key, q in staged.items():
+        for st in q:
+            if st[1] > 0:
+                raise ValueError("the plan leaves %d bytes of payload %d->%d at relay rank %d"
+                                 % (st[1], key[1], key[2], key[0]))
+    if demand is not None:
+        for o in range(ranks):
+            for f in range(ranks):
+                if o != f and cursor.get((o, f), 0) != int(demand[o][f]):
+                    raise ValueError("the plan moves %d bytes of payload %d->%d, the demand %d"
+                                     % (cursor.get((o, f), 0), o, f, int(demand[o][f])))
+    out.arena_bytes = arena.get(me, 0)
+    return out
+
+
+def _post(ops, group, batched):
+    if not ops:
+        return
+    if batched:
+        for w in dist.batch_isend_irecv(ops):
+            w.wait()
+        return
+    works = [op.op(op.tensor, op.peer, op.group, op.tag) for op in ops]
+    for w in works:
+        w.wait()
+
+
+def run_steps(resolved, send_at, recv_at, group=None, batched=True):
+    """Run a resolved plan: send_at[f] / recv_at[o] are 1-D uint8 tensors
+    (this rank's stream to f, from o). Per step: the receives and sends at
+    once, then wait; a message of several segments goes through a temporary."""
+    me_arena = torch.empty(resolved.arena_bytes, dtype=torch.uint8)
+
+    def where(seg):
+        kind, stream, off, length = seg
+        if kind == SEND:
+            return send_at[stream][off:off + length]
+        if kind == RECV:
+            return recv_at[stream][off:off + length]
+        return me_arena[off:off + length]
+
+    for recvs, sends in resolved.steps:
+        ops, scatter = [], []
+        for (peer, nbytes, segs, tag) in recvs:
+            buf = where(segs[0]) if len(segs) == 1 else torch.empty(nbytes, dtype=torch.uint8)
+            if len(segs) > 1:
+                scatter.append((buf, segs))
+            ops.append(dist.P2POp(dist.irecv, buf, _global_rank(group, peer), group, _TAG_BASE + tag))
+        for (peer, nbytes, segs, tag) in sends:
+            buf = where(segs[0]) if len(segs) == 1 else torch.cat([where(g) for g in segs])
+            ops.append(dist.P2POp(dist.isend, buf, _global_rank(group, peer), group, _TAG_BASE + tag))
+        _post(ops, group, batched)
+        for buf, segs in scatter:
+            at = 0
+            for g in segs:
+                where(g).copy_(buf[at:at + g[3]])
+                at += g[3]
+
+
+# ---- per group: the catalog, the rank map, the planner, its plans ----
+
+
+class _Stats:
+    def __init__(self):
+        self.calls = 0
+        self.planned = 0  # calls that made a new plan
+        self.reused = 0  # calls that found their plan in the cache
+        self.fallbacks = 0
+        self.fallback_reason = None
+
+    def as_dict(self):
+        return dict(calls=self.calls, planned=self.planned, reused=self.reused, fallbacks=self.fallbacks,
+                    fallback_reason=self.fallback_reason)
+
+
+class _Context:
+    def __init__(self, group):
+        self.group = group
+        self.size = dist.get_world_size(group)
+        self.rank = dist.get_rank(group)
+        self.stats = _Stats()
+        self.reason = None  # why the group falls back; None when VarioPath serves it
+        self.warned = False
+        self.options = None
+        self.planner = None
+        self.planner_gpu = None  # rank -> planner GPU
+        self.rank_of_planner_gpu = None
+        self.cache = OrderedDict()  # counts matrix bytes -> _Resolved for this rank
+        self.batched = hasattr(dist, "batch_isend_irecv")
+        self.torch_alltoall = None  # whether the backend has all_to_all_single (fallback); None: untried
+        self._setup()
+
+    def _setup(self):
+        # Every rank reports its host and visible devices, and its view of the
+        # catalog; rank 0's VPCAT_CATALOG and VPCAT_RANK_MAP count (as in libvpcat_mpi).
+        host = os.environ.get("VPCAT_HOSTNAME") or socket.gethostname()
+        var, value = "", ""
+        for v in _VISIBLE_VARS:
+            if os.environ.get(v):
+                var, value = v, os.environ[v]
+                break
+        mine = (host, var, value, os.environ.get("VPCAT_CATALOG"), os.environ.get("VPCAT_RANK_MAP"))
+        infos = [None] * self.size
+        dist.all_gather_object(infos, mine, group=self.group)
+        path, rank_map = infos[0][3], infos[0][4]
+        reason = None
+        gpus = None
+        if not path:
+            reason = "VPCAT_CATALOG is not set"
+        else:
+            try:
+                cat = _vpcat.Catalog.open(path)
+                gpus = list(_vpcat._map_ranks(cat, [i[:3] for i in infos], rank_map))
+                held = sorted(gpus)
+                self.planner = _vpcat.Planner(cat, gpus=held)
+                index = {g: k for k, g in enumerate(held)}
+                self.planner_gpu = [index[g] for g in gpus]
+                self.rank_of_planner_gpu = [0] * self.size
+                for r, pg in enumerate(self.planner_gpu):
+                    self.rank_of_planner_gpu[pg] = r
+            except (ValueError, _vpcat.Error, OSError) as e:
+                reason = "%s: %s" % (path, e)
+        # Fall back on every rank when any rank cannot plan (a file readable on some hosts only).
+        reasons = [None] * self.size
+        dist.all_gather_object(reasons, reason, group=self.group)
+        bad = [(r, x) for r, x in enumerate(reasons) if x]
+        if bad:
+            r, x = bad[0]
+            self.reason = x if r == 0 else "rank %d: %s" % (r, x)
+            self.planner = None
+        self.gpu_of_rank = gpus  # catalog GPU of every rank (None when falling back)
+
+    def say_fallback_once(self, reason):
+        """Count a call on torch's collective; rank 0 warns on the group's first."""
+        self.stats.fallbacks += 1
+        self.stats.fallback_reason = reason
+        if not self.warned:
+            self.warned = True
+            if self.rank == 0:
+                warnings.warn("vpcat.torch: all_to_all_single runs on torch.distributed (%s)" % reason,
+                              RuntimeWarning, stacklevel=3)
+
+    def plan(self, matrix):
+        """What this rank does for `matrix` (ranks x ranks bytes, int64): a
+        _Resolved plan, from the cache while the same counts come again."""
+        key = matrix.tobytes()
+        hit = self.cache.get(key)
+        if hit is not None:
+            self.cache.move_to_end(key)
+            self.stats.reused += 1
+            return hit
+        n = self.size
+        demand = np.zeros((n, n), dtype=np.uint64)
+        pg = np.asarray(self.planner_gpu)
+        demand[np.ix_(pg, pg)] = matrix
+        np.fill_diagonal(demand, 0)
+        steps = []
+        if demand.any():
+            plan = self.planner.plan(demand, self.options) if self.options is not None else self.planner.plan(demand)
+            rk = np.asarray(self.rank_of_planner_gpu)
+            src, dst = rk[plan.src], rk[plan.dst]
+            origin, final = rk[plan.origin], rk[plan.final]
+            nbytes = plan.bytes
+            first, size = plan.step_first, plan.step_size
+            for s in range(plan.step_count):
+                a, b = int(first[s]), int(first[s]) + int(size[s])
+                steps.append(Step(zip(src[a:b].tolist(), dst[a:b].tolist(), origin[a:b].tolist(),
+                                      final[a:b].tolist(), nbytes[a:b].tolist())))
+        self.stats.planned += 1
+        me = self.rank
+        resolved = resolve(steps, n, me, matrix[me].tolist(), matrix[:, me].tolist(), matrix)
+        self.cache[key] = resolved
+        while len(self.cache) > PLAN_CACHE:
+            self.cache.popitem(last=False)
+        return resolved
+
+
+_contexts = {}
+
+
+def _context(group):
+    key = group if group is not None else dist.group.WORLD
+    ctx = _contexts.get(key)
+    if ctx is None:
+        ctx = _contexts[key] = _Context(group)
+    return ctx
+
+
+def set_plan_options(options, group=None):
+    """Plan options (a vpcat.PlanOptions, or None for the planner's defaults)
+    for the group's later calls; a collective call on the group the first
+    time (it sets the group up). docs/engines.md "Plan options"."""
+    if options is not None and options.nic_loopback:
+        raise ValueError("vpcat.torch: nic_loopback routes between ranks of one host, which "
+                         "torch.distributed cannot force (docs/planner.md)")
+    ctx = _context(group)
+    ctx.options = options
+    ctx.cache.clear()
+
+
+def stats(group=None):
+    """Counters of the group's calls: calls, planned, reused, fallbacks, fallback_reason."""
+    return _context(group).stats.as_dict()
+
+
+# ---- the collective ----
+
+
+def _splits(sizes, rows, n, what):
+    if sizes is None:
+        if rows % n:
+            raise ValueError("vpcat.torch.all_to_all_single: %s has %d rows, not divisible by the group's %d ranks"
+                             % (what, rows, n))
+        return [rows // n] * n
+    sizes = [int(x) for x in sizes]
+    if len(sizes) != n or any(x < 0 for x in sizes) or sum(sizes) != rows:
+        raise ValueError("vpcat.torch.all_to_all_single: %s split sizes %s: want %d sizes >= 0 summing to its %d rows"
+                         % (what, sizes, n, rows))
+    return sizes
+
+
+def _row_bytes(t):
+    inner = 1
+    for d in t.shape[1:]:
+        inner *= d
+    return inner * t.element_size()
+
+
+def _bytes_of(t):
+    """A 1-D uint8 view of a contiguous tensor (its bytes, no copy)."""
+    flat = t.reshape(-1)
+    if flat.numel() == 0:
+        return torch.empty(0, dtype=torch.uint8)
+    return flat.view(torch.uint8)
+
+
+def _torch_fallback(ctx, output, input, out_splits, in_splits, group):
+    if ctx.torch_alltoall is not False:
+        try:
+            dist.all_to_all_single(output, input, out_splits, in_splits, group=group)
+            ctx.torch_alltoall = True
+            return
+        except RuntimeError:
+            if ctx.torch_alltoall:
+                raise
+            ctx.torch_alltoall = False  # the backend lacks it (gloo on some builds): the same on every rank
+    # A fan-out of isend/irecv: every pair in one batch.
+    n, me = ctx.size, ctx.rank
+    src = _bytes_of(input.contiguous())
+    dst_t = output if output.is_contiguous() else torch.empty_like(output, memory_format=torch.contiguous_format)
+    dst = _bytes_of(dst_t)
+    ib, ob = _row_bytes(input), _row_bytes(output)
+    ioff = np.concatenate([[0], np.cumsum(in_splits)]) * ib
+    ooff = np.concatenate([[0], np.cumsum(out_splits)]) * ob
+    ops = []
+    for p in range(n):
+        if p == me:
+            dst[int(ooff[p]):int(ooff[p + 1])].copy_(src[int(ioff[p]):int(ioff[p + 1])])
+            continue
+        if ooff[p + 1] > ooff[p]:
+            ops.append(dist.P2POp(dist.irecv, dst[int(ooff[p]):int(ooff[p + 1])], _global_rank(group, p), group,
+                                  _TAG_BASE))
+        if ioff[p + 1] > ioff[p]:
+            ops.append(dist.P2POp(dist.isend, src[int(ioff[p]):int(ioff[p + 1])], _global_rank(group, p), group,
+                                  _TAG_BASE))
+    _post(ops, group, ctx.batched)
+    if dst_t is not output:
+        output.copy_(dst_t)
+
+
+def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None):
+    """torch.distributed.all_to_all_single (CPU tensors: what the backend's
+    isend/irecv take), planned by VarioPath: rank i's input rows
+    [sum(input_split_sizes[:j]), ... + input_split_sizes[j]) land in rank j's
+    output at its output_split_sizes[i] rows. output and input have the same
+    dtype and the same shape past dim 0. A collective call on the group."""
+    if output.dtype != input.dtype or tuple(output.shape[1:]) != tuple(input.shape[1:]):
+        raise ValueError("vpcat.torch.all_to_all_single: output %s %s and input %s %s differ past dim 0"
+                         % (output.dtype, tuple(output.shape), input.dtype, tuple(input.shape)))
+    ctx = _context(group)
+    ctx.stats.calls += 1
+    n, me = ctx.size, ctx.rank
+    if input.dim() == 0 or output.dim() == 0:
+        raise ValueError("vpcat.torch.all_to_all_single: tensors of at least one dimension")
+    in_rows, out_rows = input.shape[0], output.shape[0]
+    in_splits = _splits(input_split_sizes, in_rows, n, "input")
+    out_splits = _splits(output_split_sizes, out_rows, n, "output")
+    if ctx.reason is not None:
+        ctx.say_fallback_once(ctx.reason)
+        _torch_fallback(ctx, output, input, out_splits, in_splits, group)
+        return
+
+    # 1. The counts: every rank's row of bytes, and what it expects to
+    # receive, so that every rank finds a mismatch (and raises the same).
+    rb = _row_bytes(input)
+    row = torch.tensor([x * rb for x in in_splits] + [x * rb for x in out_splits], dtype=torch.int64)
+    rows = [torch.empty(2 * n, dtype=torch.int64) for _ in range(n)]
+    dist.all_gather(rows, row, group=group)
+    both = torch.stack(rows).numpy()
+    matrix, expected = both[:, :n], both[:, n:]  # expected[r][o]: bytes rank r expects from o
+    if not (matrix.T == expected).all():
+        r = int(np.nonzero((matrix.T != expected).any(axis=1))[0][0])
+        raise ValueError("vpcat.torch.all_to_all_single: rank %d expects %s bytes from the ranks, they send it %s"
+                         % (r, expected[r].tolist(), matrix[:, r].tolist()))
+    matrix = np.ascontiguousarray(matrix)
+
+    # 2. The plan (a cached one while the counts repeat). A plan the planner
+    # refuses (the same on every rank): this call on torch's collective.
+    try:
+        resolved = ctx.plan(matrix)
+    except (_vpcat.Error, ValueError) as e:
+        ctx.say_fallback_once("planning: %s" % e)
+        _torch_fallback(ctx, output, input, out_splits, in_splits, group)
+        return
+
+    # 3. The steps, byte-exact on the streams' bytes.
+    src = _bytes_of(input.contiguous())
+    dst_t = output if output.is_contiguous() else torch.empty_like(output, memory_format=torch.contiguous_format)
+    dst = _bytes_of(dst_t)
+    ioff = np.concatenate([[0], np.cumsum(matrix[me])]).tolist()
+    ooff = np.concatenate([[0], np.cumsum(matrix[:, me])]).tolist()
+    send_at = [src[ioff[p]:ioff[p + 1]] for p in range(n)]
+    recv_at = [dst[ooff[p]:ooff[p + 1]] for p in range(n)]
+    if ioff[me + 1] > ioff[me]:
+        recv_at[me].copy_(send_at[me])
+    run_steps(resolved, send_at, recv_at, group, ctx.batched)
+    if dst_t is not output:
+        output.copy_(dst_t)
