@@ -157,6 +157,13 @@ TEST_CASE("vp-catalog export slurm-gres: one line per GPU, Links= from the PCIe 
   CHECK(links[0][2] == 2);
   CHECK(links[0][4] == 0);
   CHECK(links[6][7] == 4);
+  CHECK(text.find("not NVIDIA") == std::string::npos);
+}
+
+TEST_CASE("vp-catalog export slurm-gres: GPUs of another vendor keep /dev/nvidiaN, with a warning to replace it") {
+  const std::string text = exported(vp::test::fixture("catalogs/golden/rixl-mi300x-topo.vpcat"), "slurm-gres");
+  CHECK(text.find("# node type rixl-mi300x-topo: 8 GPUs on 1 node\n# Its GPUs are gfx942:sramecc+:xnack-, not NVIDIA: "
+                  "File= below names /dev/nvidiaN; give their device files\n") != std::string::npos);
 }
 
 TEST_CASE("vp-catalog export k8s-labels: a Kueue Topology, then each node's labels in order") {

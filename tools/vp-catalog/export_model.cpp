@@ -25,6 +25,7 @@ ExportGpu gpu_of(const Topology& t, ComponentId gpu) {
   ExportGpu g;
   g.index = static_cast<std::uint32_t>(t.components[gpu].local_index);
   g.pci_bus_id = t.components[gpu].pci_bus_id;
+  g.model = t.components[gpu].model;
   std::string top_switch, bridge;
   for (ComponentId c = t.components[gpu].parent; c != kNone; c = t.components[c].parent) {
     const Component& up = t.components[c];

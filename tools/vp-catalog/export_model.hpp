@@ -18,6 +18,7 @@ struct ExportGpu {
   std::uint32_t socket = 0;  // local index of the CPU socket above it
   std::string switch_group;  // the topmost PCIe switch above it, else its host bridge (or socket)
   std::string pci_bus_id;
+  std::string model;         // "NVIDIA L40S"; empty when unknown
 };
 
 struct ExportNodeType {

@@ -27,6 +27,12 @@ void check_slurm_names(const ExportModel& m, const std::string& format) {
                                                       printable(std::string(1, c))));
 }
 
+bool is_nvidia(const std::string& model) {
+  std::string lower;
+  for (char c : model) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower.find("nvidia") != std::string::npos;
+}
+
 std::string quoted(const std::string& s) { return "\"" + s + "\""; }
 
 // Links= strength of a path type: Slurm reads -1 as the device itself, 0 as
@@ -99,6 +105,14 @@ std::string slurm_gres(const ExportModel& m) {
     out += fmt::format("\n# node type {}: {} GPUs on {} node{}\n", t.name, t.gpus.size(), t.hosts.size(),
                        t.hosts.size() == 1 ? "" : "s");
     if (t.gpus.empty()) out += "# (no GPU)\n";
+    for (const ExportGpu& g : t.gpus)
+      if (!g.model.empty() && !is_nvidia(g.model)) {
+        out += fmt::format(
+            "# Its GPUs are {}, not NVIDIA: File= below names /dev/nvidiaN; give their device files\n"
+            "# instead (AMD: the /dev/dri/renderD* node of each GPU).\n",
+            printable_line(g.model));
+        break;
+      }
     for (std::size_t i = 0; i < t.gpus.size(); ++i) {
       const ExportGpu& g = t.gpus[i];
       std::string links;
