@@ -78,6 +78,8 @@ class Sweep {
     // A file that may be a valid catalog differs from the good one: exit 3
     // with the differences on standard output.
     if (std::find(codes.begin(), codes.end(), 0) != codes.end()) runs_.end()[-1].silent = runs_.end()[-2].silent = true;
+    add("vp-catalog", kCatalog, "export " + f + " --format slurm-gres", codes, in);
+    add("vp-catalog", kCatalog, "export " + f + " --format volcano", codes, in);
     add("vp-catalog", kCatalog, "dump " + f, dump_codes, in);
     add("vp-catalog", kCatalog, "dump --annotate " + f, dump_codes, in);
     add("vp-plan", kPlan, "--catalog " + f + " --demand " + shell_quote(good_demand_), binary_codes, in);

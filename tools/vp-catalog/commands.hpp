@@ -2,7 +2,8 @@
 // returns the function that runs it (CLI11's "subcommands in files").
 //
 // Exit codes (vp::ExitCode): 0 ok, 1 usage, 2 unreadable input or output,
-// 3 invalid catalog or mismatch (validate, diff), 4 internal error.
+// 3 invalid catalog or mismatch (validate, diff) or a host name an export
+// format cannot hold, 4 internal error.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -22,6 +23,7 @@ Runner setup_convert(CLI::App& app);
 Runner setup_dump(CLI::App& app);
 Runner setup_score(CLI::App& app);
 Runner setup_resize(CLI::App& app);
+Runner setup_export(CLI::App& app);
 
 // `validate --against`: re-run the analysis of `topology` (and `cluster`)
 // with the catalog's recorded options and compare. Returns 0 when they

@@ -1,12 +1,13 @@
 // vp-catalog: inspect, validate, compare, convert and dump .vpcat catalogs,
-// score placements of a job on them and resize them onto other nodes.
+// score placements of a job on them, resize them onto other nodes and export
+// them for schedulers (Slurm, Kubernetes, Volcano).
 #include <CLI/CLI.hpp>
 
 #include "commands.hpp"
 #include "vp/cli/run_main.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{"vp-catalog: inspect, validate, compare, convert and dump VarioPath catalogs (.vpcat), score placements and resize catalogs", "vp-catalog"};
+  CLI::App app{"vp-catalog: inspect, validate, compare, convert and dump VarioPath catalogs (.vpcat), score placements, resize catalogs and export them for schedulers", "vp-catalog"};
   app.require_subcommand(1);
   const vp::catalog_cli::Runner inspect = vp::catalog_cli::setup_inspect(app);
   const vp::catalog_cli::Runner validate = vp::catalog_cli::setup_validate(app);
@@ -15,6 +16,7 @@ int main(int argc, char** argv) {
   const vp::catalog_cli::Runner dump = vp::catalog_cli::setup_dump(app);
   const vp::catalog_cli::Runner score = vp::catalog_cli::setup_score(app);
   const vp::catalog_cli::Runner resize = vp::catalog_cli::setup_resize(app);
+  const vp::catalog_cli::Runner exporter = vp::catalog_cli::setup_export(app);
   return vp::cli::run_main({"vp-catalog", vp::cli::Catalogs::read_write}, app, argc, argv, [&] {
     if (app.got_subcommand("inspect")) return inspect();
     if (app.got_subcommand("validate")) return validate();
@@ -22,6 +24,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("convert")) return convert();
     if (app.got_subcommand("score")) return score();
     if (app.got_subcommand("resize")) return resize();
+    if (app.got_subcommand("export")) return exporter();
     return dump();
   });
 }
