@@ -37,15 +37,29 @@
 
 namespace vp::sim {
 
+// How the steps follow one another (see the model above).
+enum class SyncMode {
+  rank,     // each rank moves on when its own transfers are done (the executor)
+  barrier,  // a step starts when the previous one has finished everywhere
+};
+
 struct SimOptions {
   double latency_us = 5.0;           // start-up latency of every transfer, >= 0
   double completion_epsilon = 1e-4;  // relative batching window, in [0, 1e-2]
   ContentionModel contention;        // off by default: the ideal model (contention.hpp)
+  SyncMode sync = SyncMode::rank;
 };
 
 struct SimResult {
-  double time_us = 0.0;         // sum of the step times
-  std::vector<double> step_us;  // one per step of the schedule
+  // The makespan: when the last transfer finished (barrier: the sum of the
+  // step times).
+  double time_us = 0.0;
+  // One per step of the schedule. Barrier: the step's time. Rank: the span
+  // from the step's first post (its first transfer's start less the
+  // latency) to its last transfer's completion; steps overlap, so these do
+  // not add up to time_us. 0 for a step without bytes to move (rank) or
+  // without flows (barrier).
+  std::vector<double> step_us;
   // Bytes handed to their final destination, per (origin, final) in GPU
   // index order: the bytes of every flow whose dst is its final.
   Demand delivered;
@@ -55,6 +69,9 @@ struct SimResult {
   // (delivered bytes / arrival) is what benchmarks that time each reader on
   // its own clock report (p2pmark).
   std::vector<double> arrival_us;
+  // Per GPU index: when the last transfer it sends or receives finished,
+  // from the schedule's start (0 for a GPU without any).
+  std::vector<double> rank_finish_us;
   std::size_t transfers = 0;    // after merging, over all steps
   std::size_t events = 0;       // rate computations, over all steps
   // Port arbitration (contention model): events whose port shares had not
