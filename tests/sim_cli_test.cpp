@@ -464,7 +464,7 @@ TEST_CASE("vp-sim --model contention: the default table, installed beside the bi
   REQUIRE_MESSAGE(built.exit_code == 0, built.err);
   CHECK(nlohmann::json::parse(built.out)["contention"]["file"] == committed);
   const RunResult text = sim_quad("--workload uniform --schedulers fanout --model contention");
-  CHECK(text.out.find("; model contention (" + committed + ")\n") != std::string::npos);
+  CHECK(text.out.find("; model contention (" + committed + "); sync rank\n") != std::string::npos);
   // An installed one: <prefix>/share/vpcat/contention.json beside <prefix>/bin.
   TempDir prefix;
   std::ifstream in(committed);

@@ -29,6 +29,14 @@ SimOptions latency(double us, double epsilon = 0.0) {
   return o;
 }
 
+// The same with a barrier between steps: what the step-structure cases
+// below pin (sim_sync_test.cpp has the rank-synchronised ones).
+SimOptions barrier(double us) {
+  SimOptions o = latency(us);
+  o.sync = SyncMode::barrier;
+  return o;
+}
+
 // One socket, one host bridge, three switches, every link 1000 GB/s except
 // a's link to switch0, switch0's and switch1's links to the host bridge and
 // f's link to switch2, given in GB/s.
@@ -209,7 +217,7 @@ TEST_CASE("every transfer of a step pays the start-up latency once") {
   CHECK(simulate(t, s, latency(0)).time_us == doctest::Approx(2.0));
   CHECK(simulate(t, s, latency(7)).time_us == doctest::Approx(9.0));
   Schedule empty_bytes{{Step{{flow(t, t.gpus[0], t.gpus[1], 0.0)}}, Step{}}};
-  SimResult r = simulate(t, empty_bytes, latency(7));
+  SimResult r = simulate(t, empty_bytes, barrier(7));
   CHECK(r.step_us == std::vector<double>{7.0, 0.0});
 }
 
@@ -221,7 +229,7 @@ TEST_CASE("steps run one after the other; relayed bytes count once, at their fin
   Flow hop = flow(t, g1, g2, 48e3);
   hop.origin = g0;
   Schedule s{{Step{{relay, flow(t, g2, g0, 24e3)}}, Step{{hop}}}};
-  SimResult r = simulate(t, s, latency(1));
+  SimResult r = simulate(t, s, barrier(1));
   CHECK(r.step_us[0] == doctest::Approx(3.0));  // 48e3 bytes at 24 GB/s, plus 1 us
   CHECK(r.step_us[1] == doctest::Approx(3.0));
   CHECK(r.time_us == doctest::Approx(6.0));

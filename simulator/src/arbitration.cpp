@@ -62,7 +62,8 @@ struct Keyed {
 
 class Arbitrated {
  public:
-  explicit Arbitrated(const FluidProblem& p);
+  // starts: nullptr, every transfer starts at 0; else they start as it says.
+  Arbitrated(const FluidProblem& p, Starts* starts);
   FluidOutcome run(double epsilon);
   // The rates of the first event.
   ArbitratedRates first_rates() {
@@ -88,10 +89,13 @@ class Arbitrated {
   bool held_elsewhere(std::uint32_t f, std::uint32_t r, std::uint32_t port) const;
   void settle(FluidOutcome& out);
   void refresh_capacities();
+  void admit(const std::vector<std::uint32_t>& started, double now);
+  void open_arbiters();
   std::uint32_t entries(std::uint32_t f) const { return first_[f + 1] - first_[f]; }
   const std::uint32_t* route(std::uint32_t f) const { return res_.data() + first_[f]; }
 
   const FluidProblem& p_;
+  Starts* starts_;
   std::uint32_t nr_ = 0;  // real resources; virtual ones follow
   std::vector<Arbiter> arbiters_;
   std::vector<std::uint32_t> arbiter_of_port_;  // per port: index in arbiters_
@@ -105,7 +109,7 @@ class Arbitrated {
   std::vector<std::uint32_t> users_;
   // Per transfer.
   std::vector<char> active_;
-  std::vector<double> rem_, rate_;
+  std::vector<double> rem_, rate_, start_;
   std::vector<std::uint32_t> froze_at_;
   std::vector<std::uint32_t> running_;
   // Filling scratch.
@@ -117,7 +121,8 @@ class Arbitrated {
   std::vector<char> limited_;
 };
 
-Arbitrated::Arbitrated(const FluidProblem& p) : p_(p), nr_(static_cast<std::uint32_t>(p.capacity.size())) {
+Arbitrated::Arbitrated(const FluidProblem& p, Starts* starts)
+    : p_(p), starts_(starts), nr_(static_cast<std::uint32_t>(p.capacity.size())) {
   const auto nf = static_cast<std::uint32_t>(p.transfers());
   if (!p.port.empty() && p.port.size() != p.resources.size())
     throw std::logic_error("fluid: one port per route entry expected");
@@ -153,7 +158,8 @@ Arbitrated::Arbitrated(const FluidProblem& p) : p_(p), nr_(static_cast<std::uint
   cap_.assign(total, 0.0);
   for (std::uint32_t r = 0; r < nr_; ++r) cap_[r] = p.capacity[r];
   users_.assign(total, 0);
-  for (std::uint32_t r : res_) ++users_[r];
+  if (!starts_)  // with starts_, counted as they start
+    for (std::uint32_t r : res_) ++users_[r];
   solo_.assign(nf, 0.0);
   for (std::uint32_t f = 0; f < nf; ++f) {
     double solo = kInf;
@@ -161,21 +167,24 @@ Arbitrated::Arbitrated(const FluidProblem& p) : p_(p), nr_(static_cast<std::uint
     solo_[f] = solo;
   }
   solo_sum_.assign(nr_, 0.0);
-  for (std::uint32_t f = 0; f < nf; ++f)
-    for (std::uint32_t i = p.first[f]; i < p.first[f + 1]; ++i) solo_sum_[p.resources[i]] += solo_[f];
+  if (!starts_)
+    for (std::uint32_t f = 0; f < nf; ++f)
+      for (std::uint32_t i = p.first[f]; i < p.first[f + 1]; ++i) solo_sum_[p.resources[i]] += solo_[f];
   refresh_capacities();
-  // First shares: each port of an arbitrating resource an equal part; the
-  // others' ports no limit.
   for (Arbiter& a : arbiters_) {
-    a.cap = arbitrating(a) ? cap_[a.resource] / (a.last - a.first) : kInf;
-    for (std::uint32_t g = a.first; g < a.last; ++g) cap_[nr_ + g] = a.cap;
+    a.cap = kInf;
+    for (std::uint32_t g = a.first; g < a.last; ++g) cap_[nr_ + g] = kInf;
   }
-  active_.assign(nf, 1);
+  open_arbiters();
+  active_.assign(nf, starts_ ? 0 : 1);
   rem_.assign(p.bytes.begin(), p.bytes.end());
   rate_.assign(nf, 0.0);
+  start_.assign(nf, 0.0);
   froze_at_.assign(nf, kNone);
-  running_.resize(nf);
-  for (std::uint32_t f = 0; f < nf; ++f) running_[f] = f;
+  if (!starts_) {
+    running_.resize(nf);
+    for (std::uint32_t f = 0; f < nf; ++f) running_[f] = f;
+  }
   residual_.assign(total, 0.0);
   fastest_.assign(total, 0.0);
   left_.assign(total, 0);
@@ -187,6 +196,33 @@ Arbitrated::Arbitrated(const FluidProblem& p) : p_(p), nr_(static_cast<std::uint
 void Arbitrated::refresh_capacities() {
   if (p_.degradation.empty()) return;
   for (std::uint32_t r = 0; r < nr_; ++r) cap_[r] = degraded_capacity(p_.capacity[r], p_.degradation[r], users_[r], solo_sum_[r]);
+}
+
+// First shares: each port of a resource that has begun to arbitrate (and
+// had no limit) an equal part; the others' ports no limit.
+void Arbitrated::open_arbiters() {
+  for (Arbiter& a : arbiters_) {
+    if (a.cap < kInf || !arbitrating(a)) continue;
+    a.cap = cap_[a.resource] / (a.last - a.first);
+    for (std::uint32_t g = a.first; g < a.last; ++g) cap_[nr_ + g] = a.cap;
+  }
+}
+
+// Transfers `started` start at `now` (with their port shares).
+void Arbitrated::admit(const std::vector<std::uint32_t>& started, double now) {
+  for (std::uint32_t f : started) {
+    if (active_[f] || rem_[f] != p_.bytes[f] || rate_[f] != 0.0) throw std::logic_error("fluid: a transfer started twice");
+    active_[f] = 1;
+    start_[f] = now;
+    running_.push_back(f);
+    for (std::uint32_t i = 0; i < entries(f); ++i) {
+      const std::uint32_t q = route(f)[i];
+      ++users_[q];
+      if (q < nr_) solo_sum_[q] += solo_[f];
+    }
+  }
+  refresh_capacities();
+  open_arbiters();
 }
 
 // Progressive filling of every active transfer under the current capacities.
@@ -327,13 +363,44 @@ FluidOutcome Arbitrated::run(double epsilon) {
   FluidOutcome out;
   out.finish_us.assign(rem_.size(), 0.0);
   double now = 0.0;
-  std::vector<std::uint32_t> done;
-  while (!running_.empty()) {
+  std::vector<std::uint32_t> done, started;
+  auto later = [](const Start& a, const Start& b) { return a.at > b.at; };
+  std::priority_queue<Start, std::vector<Start>, decltype(later)> pending(later);
+  std::vector<Start> fresh;
+  if (starts_) starts_->first(fresh);
+  for (const Start& s : fresh) pending.push(s);
+  auto admit_due = [&] {
+    started.clear();
+    while (!pending.empty() && pending.top().at <= now) {
+      started.push_back(pending.top().transfer);
+      pending.pop();
+    }
+    admit(started, now);
+  };
+  while (!running_.empty() || !pending.empty()) {
+    if (running_.empty()) {  // idle until the next start
+      now = std::max(now, pending.top().at);
+      admit_due();
+      continue;
+    }
     settle(out);
     ++out.events;
-    double first_end = std::numeric_limits<double>::infinity();
-    for (std::uint32_t f : running_) first_end = std::min(first_end, now + rem_[f] / rate_[f]);
-    const double horizon = first_end * (1.0 + epsilon);
+    double first_end = std::numeric_limits<double>::infinity(), t0 = 0.0;
+    for (std::uint32_t f : running_) {
+      const double t = now + rem_[f] / rate_[f];
+      if (t < first_end) first_end = t, t0 = start_[f];
+    }
+    const double next_start = pending.empty() ? kInf : pending.top().at;
+    if (next_start < first_end) {  // rates hold until then
+      for (std::uint32_t f : running_) rem_[f] = std::max(0.0, rem_[f] - rate_[f] * (next_start - now));
+      now = next_start;
+      admit_due();
+      continue;
+    }
+    // Relative to the time the first finishing transfer has run, never past
+    // the next start.
+    // (at least first_end: t0 + (first_end - t0) may round below it)
+    const double horizon = std::max(first_end, std::min(t0 + (first_end - t0) * (1.0 + epsilon), next_start));
     double end = now;
     done.clear();
     for (std::uint32_t f : running_) {
@@ -353,6 +420,13 @@ FluidOutcome Arbitrated::run(double epsilon) {
     }
     std::erase_if(running_, [&](std::uint32_t f) { return !active_[f]; });
     refresh_capacities();
+    if (!starts_) continue;
+    fresh.clear();
+    starts_->finished(done, now, fresh);
+    for (const Start& s : fresh) {
+      if (!(s.at >= now)) throw std::logic_error("fluid: a transfer starts in the past");
+      pending.push(s);
+    }
   }
   out.makespan_us = now;
   return out;
@@ -360,8 +434,12 @@ FluidOutcome Arbitrated::run(double epsilon) {
 
 }  // namespace
 
-FluidOutcome run_fluid_arbitrated(const FluidProblem& p, double epsilon) { return Arbitrated(p).run(epsilon); }
+FluidOutcome run_fluid_arbitrated(const FluidProblem& p, double epsilon) { return Arbitrated(p, nullptr).run(epsilon); }
 
-ArbitratedRates arbitrated_rates(const FluidProblem& p) { return Arbitrated(p).first_rates(); }
+FluidOutcome run_fluid_arbitrated(const FluidProblem& p, double epsilon, Starts& starts) {
+  return Arbitrated(p, &starts).run(epsilon);
+}
+
+ArbitratedRates arbitrated_rates(const FluidProblem& p) { return Arbitrated(p, nullptr).first_rates(); }
 
 }  // namespace vp::sim::detail

@@ -28,7 +28,8 @@ struct KeyedResource {
 
 class Fluid {
  public:
-  explicit Fluid(const FluidProblem& p);
+  // starts: nullptr, every transfer starts at 0; else they start as it says.
+  Fluid(const FluidProblem& p, Starts* starts);
   FluidOutcome run(double epsilon);
 
  private:
@@ -46,13 +47,17 @@ class Fluid {
   void compact(std::uint32_t r);
   void set_bottleneck(std::uint32_t f, std::uint32_t r);
   void commit(double now);
-  void solve(const std::vector<std::uint32_t>& done, double now);
+  void solve(const std::vector<std::uint32_t>& done, const std::vector<std::uint32_t>& started, double now);
+  void admit(const std::vector<std::uint32_t>& started, double now);
+  FluidOutcome run_staged(double epsilon);
   void rebuild_events();
   // Contention model: the capacity of r for its active transfers.
   double effective_capacity(std::uint32_t r) const;
   void release(const std::vector<std::uint32_t>& done);
 
   const FluidProblem& p_;
+  Starts* starts_;
+  std::vector<double> start_;  // per transfer: when it started (0 without starts_)
   std::vector<double> cap_;  // current capacity per resource (p_.capacity in the ideal model)
   // Contention model only: per resource, active transfers and the sum of
   // their solo rates; per transfer, its solo rate.
@@ -96,8 +101,9 @@ class Fluid {
   std::vector<std::pair<std::uint32_t, double>> new_ceilings_;
 };
 
-Fluid::Fluid(const FluidProblem& p) : p_(p), cap_(p.capacity) {
+Fluid::Fluid(const FluidProblem& p, Starts* starts) : p_(p), starts_(starts), cap_(p.capacity) {
   const std::size_t nf = p.transfers(), nr = p.capacity.size();
+  start_.assign(nf, 0.0);
   if (!p.degradation.empty()) {
     if (p.degradation.size() != nr) throw std::logic_error("fluid: one degradation per resource expected");
     count_.assign(nr, 0);
@@ -107,6 +113,7 @@ Fluid::Fluid(const FluidProblem& p) : p_(p), cap_(p.capacity) {
       double solo = std::numeric_limits<double>::infinity();
       for (std::uint32_t i = p.first[f]; i < p.first[f + 1]; ++i) solo = std::min(solo, p.capacity[p.resources[i]]);
       solo_[f] = solo;
+      if (starts_) continue;  // counted when it starts
       for (std::uint32_t i = p.first[f]; i < p.first[f + 1]; ++i) ++count_[p.resources[i]], solo_sum_[p.resources[i]] += solo;
     }
     for (std::uint32_t r = 0; r < nr; ++r) cap_[r] = effective_capacity(r);
@@ -116,14 +123,17 @@ Fluid::Fluid(const FluidProblem& p) : p_(p), cap_(p.capacity) {
   for (std::size_t r = 0; r < nr; ++r) rbegin_[r + 1] += rbegin_[r];
   rend_.assign(rbegin_.begin(), rbegin_.end() - 1);
   rflows_.resize(p.resources.size());
-  for (std::uint32_t f = 0; f < nf; ++f)
-    for (std::uint32_t i = p.first[f]; i < p.first[f + 1]; ++i) rflows_[rend_[p.resources[i]]++] = f;
+  // With starts_, a resource's list fills as its transfers start (each has
+  // its slot: the list never outgrows its range).
+  if (!starts_)
+    for (std::uint32_t f = 0; f < nf; ++f)
+      for (std::uint32_t i = p.first[f]; i < p.first[f + 1]; ++i) rflows_[rend_[p.resources[i]]++] = f;
   rdead_.assign(nr, 0);
   bottlenecked_.resize(nr);
   load_.assign(nr, 0.0);
   others_ceiling_.assign(nr, 0.0);
   fl_.resize(nf);
-  for (std::size_t f = 0; f < nf; ++f) fl_[f].rem = p.bytes[f];
+  for (std::size_t f = 0; f < nf; ++f) fl_[f].rem = p.bytes[f], fl_[f].active = !starts_;
   res_mark_.assign(nr, 0);
   sub_.assign(nr, 0.0);
   members_.resize(nr);
@@ -283,9 +293,10 @@ void Fluid::commit(double now) {
   for (std::uint32_t r : region_res_) load_[r] = std::max(0.0, cap_[r] - residual_[r]);
 }
 
-// Transfers `done` finish at `now` (done_mark_ set for this epoch): give
-// their bandwidth to the region that can use it.
-void Fluid::solve(const std::vector<std::uint32_t>& done, double now) {
+// Transfers `done` finish at `now` (done_mark_ set for this epoch) and
+// transfers `started` (admitted) start: give the bandwidth of the first to
+// the region that can use it, and their share to the second.
+void Fluid::solve(const std::vector<std::uint32_t>& done, const std::vector<std::uint32_t>& started, double now) {
   if (!count_.empty()) release(done);
   region_flows_.clear();
   region_res_.clear();
@@ -297,6 +308,7 @@ void Fluid::solve(const std::vector<std::uint32_t>& done, double now) {
       sub_[r] += fl_[c].rate;
     }
   }
+  for (std::uint32_t f : started) add_flow(f);  // at rate 0: adds nothing to sub_
   do {
     expand();
   } while (!fill());
@@ -309,6 +321,7 @@ void Fluid::solve(const std::vector<std::uint32_t>& done, double now) {
 }
 
 FluidOutcome Fluid::run(double epsilon) {
+  if (starts_) return run_staged(epsilon);
   FluidOutcome out;
   const auto nf = static_cast<std::uint32_t>(p_.transfers());
   out.finish_us.assign(nf, 0.0);
@@ -346,9 +359,97 @@ FluidOutcome Fluid::run(double epsilon) {
     }
     now = end;
     for (std::uint32_t f : done) out.finish_us[f] = now;
-    solve(done, now);
+    solve(done, {}, now);
     running_ -= done.size();
     ++out.events;
+    if (events_.size() > 4 * running_ + 1024 || running_list_.size() > 2 * running_ + 64) {
+      std::erase_if(running_list_, [&](std::uint32_t f) { return !fl_[f].active; });
+      rebuild_events();
+    }
+  }
+  out.makespan_us = now;
+  return out;
+}
+
+// Transfers `started` start at `now`: they join their resources (whose
+// capacities, under the contention model, can only shrink).
+void Fluid::admit(const std::vector<std::uint32_t>& started, double now) {
+  for (std::uint32_t f : started) {
+    if (fl_[f].active || fl_[f].updated != 0.0 || fl_[f].rem != p_.bytes[f] || fl_[f].version != 0)
+      throw std::logic_error("fluid: a transfer started twice");
+    fl_[f].active = true;
+    fl_[f].updated = now;
+    start_[f] = now;
+    running_list_.push_back(f);
+    for (std::uint32_t i = 0; i < route_size(f); ++i) rflows_[rend_[route(f)[i]]++] = f;
+    if (count_.empty()) continue;
+    for (std::uint32_t i = 0; i < route_size(f); ++i) ++count_[route(f)[i]], solo_sum_[route(f)[i]] += solo_[f];
+  }
+  if (!count_.empty())
+    for (std::uint32_t f : started)
+      for (std::uint32_t i = 0; i < route_size(f); ++i) cap_[route(f)[i]] = effective_capacity(route(f)[i]);
+  running_ += started.size();
+}
+
+// The run with starts: an event is either the starts due at one time or a
+// batch of completions, whichever comes first.
+FluidOutcome Fluid::run_staged(double epsilon) {
+  FluidOutcome out;
+  const auto nf = static_cast<std::uint32_t>(p_.transfers());
+  out.finish_us.assign(nf, 0.0);
+  auto later = [](const Start& a, const Start& b) { return a.at > b.at; };
+  std::priority_queue<Start, std::vector<Start>, decltype(later)> pending(later);
+  std::vector<Start> fresh;
+  starts_->first(fresh);
+  for (const Start& s : fresh) pending.push(s);
+  std::vector<std::uint32_t> done, started;
+  double now = 0.0;
+  auto valid = [&](const Event& e) { return fl_[e.flow].active && fl_[e.flow].version == e.version; };
+  constexpr double kNever = std::numeric_limits<double>::infinity();
+  while (running_ > 0 || !pending.empty()) {
+    if (running_ > 0)
+      while (!valid(events_.top())) events_.pop();
+    const double next_start = pending.empty() ? kNever : pending.top().at;
+    const double first_end = running_ > 0 ? events_.top().time : kNever;
+    ++epoch_;
+    done.clear();
+    started.clear();
+    if (next_start < first_end) {
+      now = std::max(now, next_start);
+      while (!pending.empty() && pending.top().at <= now) {
+        started.push_back(pending.top().transfer);
+        pending.pop();
+      }
+      admit(started, now);
+      solve(done, started, now);
+      ++out.events;
+      continue;
+    }
+    // Batch, relative to the time the first finishing transfer has run,
+    // and never past the next start.
+    const double t0 = start_[events_.top().flow];
+    // (at least first_end: t0 + (first_end - t0) may round below it)
+    const double horizon = std::max(first_end, std::min(t0 + (first_end - t0) * (1.0 + epsilon), next_start));
+    double end = now;
+    while (!events_.empty() && events_.top().time <= horizon) {
+      Event e = events_.top();
+      events_.pop();
+      if (!valid(e) || fl_[e.flow].done_mark == epoch_) continue;
+      fl_[e.flow].done_mark = epoch_;
+      done.push_back(e.flow);
+      end = std::max(end, e.time);
+    }
+    now = end;
+    for (std::uint32_t f : done) out.finish_us[f] = now;
+    solve(done, started, now);
+    running_ -= done.size();
+    ++out.events;
+    fresh.clear();
+    starts_->finished(done, now, fresh);
+    for (const Start& s : fresh) {
+      if (!(s.at >= now)) throw std::logic_error("fluid: a transfer starts in the past");
+      pending.push(s);
+    }
     if (events_.size() > 4 * running_ + 1024 || running_list_.size() > 2 * running_ + 64) {
       std::erase_if(running_list_, [&](std::uint32_t f) { return !fl_[f].active; });
       rebuild_events();
@@ -386,7 +487,12 @@ void Fluid::rebuild_events() {
 
 FluidOutcome run_fluid(const FluidProblem& p, double epsilon) {
   if (!p.port.empty()) throw std::logic_error("fluid: ports need run_fluid_arbitrated()");
-  return Fluid(p).run(epsilon);
+  return Fluid(p, nullptr).run(epsilon);
+}
+
+FluidOutcome run_fluid(const FluidProblem& p, double epsilon, Starts& starts) {
+  if (!p.port.empty()) throw std::logic_error("fluid: ports need run_fluid_arbitrated()");
+  return Fluid(p, &starts).run(epsilon);
 }
 
 }  // namespace vp::sim::detail

@@ -1,15 +1,19 @@
-// The fluid engine behind simulate(): one step's transfers sharing resources
-// max-min fairly, event by event, until all have finished. Internal.
+// The fluid engine behind simulate(): transfers sharing resources max-min
+// fairly, event by event (starts and completions), until all have finished:
+// one step's transfers all starting together, or a whole schedule's, each
+// starting when its ranks are ready (Starts). Internal.
 //
 // Rates are kept max-min fair incrementally. Every transfer records its
 // bottleneck: the resource that froze it in the progressive filling that
 // last set its rate (saturated, and no transfer on it is faster). When a set
-// C of transfers finishes, only a *region* is recomputed: the transfers
-// bottlenecked at a resource of C, then, transitively, those bottlenecked at
-// a resource of a transfer already in the region. Everything outside keeps
+// C of transfers finishes (or starts), only a *region* is recomputed: the
+// transfers of C that start, those bottlenecked at a resource of C, then,
+// transitively, those bottlenecked at a resource of a transfer already in
+// the region. Everything outside keeps
 // its rate: its bottleneck carries no region transfer, so its load is
 // unchanged and it stays a valid bottleneck. The region is re-filled
-// progressively with the outside loads fixed; if a resource that froze
+// progressively with the outside loads fixed (a start only lowers the
+// levels of the resources it crosses, all in the region); if a resource that froze
 // region transfers carries an outside transfer faster than them, that
 // transfer joins the region and the fill is redone. The result satisfies the
 // bottleneck characterisation of max-min fairness (every transfer crosses a
@@ -91,14 +95,37 @@ struct FluidOutcome {
   std::size_t fillings = 0, unsettled = 0;
 };
 
-// Run to completion. `epsilon`: the relative completion batching window
-// (see SimOptions in simulate.hpp). p.port must be empty.
+// Transfers that start over time (the rank-synchronised simulation of
+// simulate.hpp): the engine asks for the first starts, and, whenever a batch
+// of transfers finishes, for the starts it allows. A transfer is started at
+// most once; one never started never runs (the outcome then leaves it at 0).
+struct Start {
+  double at;  // >= the time it is announced
+  std::uint32_t transfer;
+};
+class Starts {
+ public:
+  virtual ~Starts() = default;
+  virtual void first(std::vector<Start>& out) = 0;
+  // Transfers `done` finished at `now`: append the starts that follow.
+  virtual void finished(const std::vector<std::uint32_t>& done, double now, std::vector<Start>& out) = 0;
+};
+
+// Run to completion, every transfer starting at 0. `epsilon`: the relative
+// completion batching window (see SimOptions in simulate.hpp): when the
+// first running transfer would finish at t1, having started at t0, every
+// transfer predicted to finish by t0 + (1 + epsilon)(t1 - t0) finishes with
+// it (never past the next start). p.port must be empty.
 FluidOutcome run_fluid(const FluidProblem& p, double epsilon);
+// The same, the transfers starting when `starts` says: a start is an event
+// like a completion (the region of the new transfer is re-filled).
+FluidOutcome run_fluid(const FluidProblem& p, double epsilon, Starts& starts);
 
 // The same with port arbitration (p.port not empty), recomputed from
 // scratch at every event (src/arbitration.cpp). Without ports it gives
 // run_fluid()'s allocation (up to rounding), at a higher cost.
 FluidOutcome run_fluid_arbitrated(const FluidProblem& p, double epsilon);
+FluidOutcome run_fluid_arbitrated(const FluidProblem& p, double epsilon, Starts& starts);
 
 // The rates (bytes per microsecond, per transfer) of its first event, before
 // any transfer finishes, and whether its port shares settled: what tests

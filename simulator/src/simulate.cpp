@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -53,23 +54,36 @@ void check_flow(const Topology& t, const std::vector<int>& gpu, const Flow& f, s
   }
 }
 
-// The step's transfers: flows merged by (src, dst, route), resources
-// numbered compactly (links first seen first, forwarders likewise).
+// A step's transfers: flows merged by (src, dst, route), resources
+// numbered compactly (links first seen first, forwarders likewise). One
+// problem holds one step (build) or several (append each, then finish).
 class StepBuilder {
  public:
   StepBuilder(const Topology& t, const ContentionModel& m)
       : t_(t), model_(m), resource_of_(t.links.size() + t.components.size(), kNone) {}
 
-  // Per transfer of the last build(): the GPU index of its dst when one of
-  // its flows delivers there (dst is the flow's final), else -1.
+  // Per transfer of the problem last built or appended to: the GPU index
+  // of its dst when one of its flows delivers there (dst is the flow's
+  // final), else -1; the GPU indexes of its src and dst.
   const std::vector<int>& delivers_to() const { return delivers_to_; }
+  const std::vector<std::uint32_t>& src() const { return src_; }
+  const std::vector<std::uint32_t>& dst() const { return dst_; }
 
   detail::FluidProblem build(const Step& step, const std::vector<int>& gpu) {
     detail::FluidProblem p;
     delivers_to_.clear();
+    src_.clear();
+    dst_.clear();
+    append(p, step, gpu);
+    finish(p);
+    return p;
+  }
+
+  // Add the transfers of `step` to p (resources shared with the steps
+  // appended before).
+  void append(detail::FluidProblem& p, const Step& step, const std::vector<int>& gpu) {
     std::unordered_map<std::uint64_t, std::vector<std::size_t>> by_pair;  // -> transfer indexes
-    std::vector<const Route*> route_of;
-    std::vector<std::uint32_t> used;
+    std::vector<const Route*> route_of(p.transfers(), nullptr);
     std::vector<std::uint32_t> res, ports;
     for (const Flow& f : step.flows) {
       if (f.bytes <= 0) continue;
@@ -88,10 +102,12 @@ class StepBuilder {
       same.push_back(p.transfers());
       route_of.push_back(&f.route);
       delivers_to_.push_back(delivers);
+      src_.push_back(static_cast<std::uint32_t>(gpu[f.src]));
+      dst_.push_back(static_cast<std::uint32_t>(gpu[f.dst]));
       res.clear();
-      for (LinkId l : f.route.links) res.push_back(resource(p, l, t_.links[l].capacity.gbps, used));
+      for (LinkId l : f.route.links) res.push_back(resource(p, l, t_.links[l].capacity.gbps));
       auto forwarder = [&](ComponentId c) {
-        auto r = resource(p, static_cast<std::uint32_t>(t_.links.size() + c), t_.components[c].forward->gbps, used);
+        auto r = resource(p, static_cast<std::uint32_t>(t_.links.size() + c), t_.components[c].forward->gbps);
         if (std::find(res.begin(), res.end(), r) == res.end()) res.push_back(r);
       };
       for (ComponentId c : f.route.forwarders) forwarder(c);
@@ -114,20 +130,24 @@ class StepBuilder {
         p.add_transfer(f.bytes, res);
       }
     }
-    for (std::uint32_t key : used) resource_of_[key] = kNone;
+  }
+
+  // Close p: its resources' contention curves; the numbering starts afresh.
+  void finish(detail::FluidProblem& p) {
+    for (std::uint32_t key : used_) resource_of_[key] = kNone;
     if (model_.enabled) {
       p.degradation.resize(p.capacity.size());
-      for (std::size_t r = 0; r < used.size(); ++r) p.degradation[r] = degradation(used[r], p.capacity[r]);
+      for (std::size_t r = 0; r < used_.size(); ++r) p.degradation[r] = degradation(used_[r], p.capacity[r]);
     }
-    return p;
+    used_.clear();
   }
 
  private:
-  std::uint32_t resource(detail::FluidProblem& p, std::uint32_t key, double gbps, std::vector<std::uint32_t>& used) {
+  std::uint32_t resource(detail::FluidProblem& p, std::uint32_t key, double gbps) {
     if (resource_of_[key] == kNone) {
       resource_of_[key] = static_cast<std::uint32_t>(p.capacity.size());
       p.capacity.push_back(gbps * 1e3);  // GB/s -> bytes per microsecond
-      used.push_back(key);
+      used_.push_back(key);
     }
     return resource_of_[key];
   }
@@ -172,7 +192,86 @@ class StepBuilder {
   const Topology& t_;
   const ContentionModel& model_;
   std::vector<std::uint32_t> resource_of_;  // link id, or links + component id -> resource
+  std::vector<std::uint32_t> used_;         // the keys numbered, in resource order
   std::vector<int> delivers_to_;
+  std::vector<std::uint32_t> src_, dst_;
+};
+
+// When the transfers of a whole schedule start, as the executor runs them
+// (mpi/src/exec.cpp): each rank goes through the steps it takes part in, in
+// order, posting a step's sends and receives once all its transfers of its
+// earlier steps have finished (it waits for both). A transfer starts, after
+// the latency, once both its ranks have reached its step.
+class RankStarts : public detail::Starts {
+ public:
+  // Per transfer: its step and its ranks (GPU indexes of src and dst).
+  RankStarts(std::size_t ranks, const std::vector<std::uint32_t>& step, const std::vector<std::uint32_t>& src,
+             const std::vector<std::uint32_t>& dst, double latency_us)
+      : step_(step), src_(src), dst_(dst), latency_(latency_us), slots_(ranks), cursor_(ranks, 0), finish_(ranks, 0.0), start_(step.size(), 0.0) {
+    // Transfers are numbered in step order, so each rank's slots are too.
+    for (std::uint32_t k = 0; k < step.size(); ++k) {
+      for (std::uint32_t r : {src[k], dst[k]}) {
+        auto& v = slots_[r];
+        if (v.empty() || v.back().step != step[k]) v.push_back({step[k], 0, {}});
+        if (!v.back().transfers.empty() && v.back().transfers.back() == k) continue;  // src == dst
+        ++v.back().remaining;
+        v.back().transfers.push_back(k);
+      }
+    }
+  }
+
+  // Per rank: when its last transfer finished (0 for a rank without any).
+  const std::vector<double>& rank_finish() const { return finish_; }
+
+  // When transfer k started (the latency included); 0 if it has not.
+  double started_at(std::uint32_t k) const { return start_[k]; }
+
+  void first(std::vector<detail::Start>& out) override {
+    for (std::uint32_t k = 0; k < step_.size(); ++k)
+      if (current(src_[k]) == step_[k] && current(dst_[k]) == step_[k]) post(k, 0.0, out);
+  }
+
+  void finished(const std::vector<std::uint32_t>& done, double now, std::vector<detail::Start>& out) override {
+    for (std::uint32_t k : done) {
+      leave(src_[k], now, out);
+      if (dst_[k] != src_[k]) leave(dst_[k], now, out);
+    }
+  }
+
+ private:
+  struct Slot {
+    std::uint32_t step, remaining;
+    std::vector<std::uint32_t> transfers;
+  };
+  static constexpr std::uint32_t kDone = 0xFFFFFFFFu;
+
+  std::uint32_t current(std::uint32_t r) const { return cursor_[r] < slots_[r].size() ? slots_[r][cursor_[r]].step : kDone; }
+
+  // One of rank r's transfers of its current step finished at `now`; when
+  // it was the last, r moves to its next step, whose transfers whose other
+  // rank is there already start.
+  void leave(std::uint32_t r, double now, std::vector<detail::Start>& out) {
+    Slot& slot = slots_[r][cursor_[r]];
+    if (--slot.remaining > 0) return;
+    finish_[r] = now;
+    if (++cursor_[r] == slots_[r].size()) return;
+    const std::uint32_t s = slots_[r][cursor_[r]].step;
+    for (std::uint32_t k : slots_[r][cursor_[r]].transfers) {
+      const std::uint32_t other = src_[k] == r ? dst_[k] : src_[k];
+      if (current(other) == s) post(k, now, out);
+    }
+  }
+
+  void post(std::uint32_t k, double now, std::vector<detail::Start>& out) {
+    start_[k] = now + latency_;
+    out.push_back({start_[k], k});
+  }
+
+  const std::vector<std::uint32_t>&step_, &src_, &dst_;
+  double latency_;
+  std::vector<std::vector<Slot>> slots_;
+  std::vector<std::size_t> cursor_;
+  std::vector<double> finish_, start_;
 };
 
 }  // namespace
@@ -204,18 +303,82 @@ void check_contention_model(const ContentionModel& m) {
         fmt::format("contention: chunk.overhead_us must be finite and >= 0, got {}", m.chunk_overhead_us));
 }
 
+namespace {
+
+// Every step after the previous one has finished everywhere.
+void run_barrier(const Topology& t, const Schedule& schedule, const SimOptions& opts, const std::vector<int>& gpu,
+                 SimResult& result) {
+  StepBuilder builder(t, opts.contention);
+  for (std::size_t s = 0; s < schedule.steps.size(); ++s) {
+    const Step& step = schedule.steps[s];
+    detail::FluidProblem p = builder.build(step, gpu);
+    const detail::FluidOutcome o = p.port.empty() ? detail::run_fluid(p, opts.completion_epsilon)
+                                                  : detail::run_fluid_arbitrated(p, opts.completion_epsilon);
+    for (std::size_t k = 0; k < p.transfers(); ++k) {
+      const double end = result.time_us + opts.latency_us + o.finish_us[k];
+      if (const int g = builder.delivers_to()[k]; g >= 0) result.arrival_us[g] = std::max(result.arrival_us[g], end);
+      for (std::uint32_t r : {builder.src()[k], builder.dst()[k]})
+        result.rank_finish_us[r] = std::max(result.rank_finish_us[r], end);
+    }
+    double step_us = step.flows.empty() ? 0.0 : opts.latency_us + o.makespan_us;
+    result.step_us.push_back(step_us);
+    result.time_us += step_us;
+    result.transfers += p.transfers();
+    result.events += o.events;
+    result.unsettled_events += o.unsettled;
+  }
+}
+
+// The whole schedule as one problem, each transfer starting when its two
+// ranks have finished their earlier steps (RankStarts).
+void run_rank(const Topology& t, const Schedule& schedule, const SimOptions& opts, const std::vector<int>& gpu,
+              SimResult& result) {
+  StepBuilder builder(t, opts.contention);
+  detail::FluidProblem p;
+  std::vector<std::uint32_t> step_of;
+  for (std::size_t s = 0; s < schedule.steps.size(); ++s) {
+    builder.append(p, schedule.steps[s], gpu);
+    step_of.resize(p.transfers(), static_cast<std::uint32_t>(s));
+  }
+  builder.finish(p);
+  RankStarts starts(t.gpus.size(), step_of, builder.src(), builder.dst(), opts.latency_us);
+  const detail::FluidOutcome o = p.port.empty() ? detail::run_fluid(p, opts.completion_epsilon, starts)
+                                                : detail::run_fluid_arbitrated(p, opts.completion_epsilon, starts);
+  // A step spans from its first post (its first start less the latency) to
+  // its last completion.
+  constexpr double kNever = std::numeric_limits<double>::infinity();
+  std::vector<double> first(schedule.steps.size(), kNever), last(schedule.steps.size(), 0.0);
+  for (std::uint32_t k = 0; k < p.transfers(); ++k) {
+    const std::uint32_t s = step_of[k];
+    first[s] = std::min(first[s], starts.started_at(k) - opts.latency_us);
+    last[s] = std::max(last[s], o.finish_us[k]);
+    if (const int g = builder.delivers_to()[k]; g >= 0)
+      result.arrival_us[g] = std::max(result.arrival_us[g], o.finish_us[k]);
+  }
+  for (std::size_t s = 0; s < schedule.steps.size(); ++s) result.step_us.push_back(first[s] < kNever ? last[s] - first[s] : 0.0);
+  result.time_us = o.makespan_us;
+  result.rank_finish_us = starts.rank_finish();
+  result.transfers = p.transfers();
+  result.events = o.events;
+  result.unsettled_events = o.unsettled;
+}
+
+}  // namespace
+
 SimResult simulate(const Topology& t, const Schedule& schedule, const SimOptions& opts) {
   if (!(opts.latency_us >= 0) || !std::isfinite(opts.latency_us))
     throw std::invalid_argument(fmt::format("simulate: latency_us must be finite and >= 0, got {}", opts.latency_us));
   if (!(opts.completion_epsilon >= 0 && opts.completion_epsilon <= 1e-2))
     throw std::invalid_argument(
         fmt::format("simulate: completion_epsilon must be in [0, 1e-2], got {}", opts.completion_epsilon));
+  if (opts.sync != SyncMode::rank && opts.sync != SyncMode::barrier)
+    throw std::invalid_argument("simulate: sync must be rank or barrier");
   const std::vector<int> gpu = gpu_indexes(t);
   SimResult result;
   result.delivered = Demand(t.gpus.size());
   result.arrival_us.assign(t.gpus.size(), 0.0);
+  result.rank_finish_us.assign(t.gpus.size(), 0.0);
   check_contention_model(opts.contention);
-  StepBuilder builder(t, opts.contention);
   for (std::size_t s = 0; s < schedule.steps.size(); ++s) {
     const Step& step = schedule.steps[s];
     for (std::size_t i = 0; i < step.flows.size(); ++i) {
@@ -224,19 +387,9 @@ SimResult simulate(const Topology& t, const Schedule& schedule, const SimOptions
       if (f.dst == f.final && f.origin != f.final)
         result.delivered.add(static_cast<std::size_t>(gpu[f.origin]), static_cast<std::size_t>(gpu[f.final]), f.bytes);
     }
-    detail::FluidProblem p = builder.build(step, gpu);
-    const detail::FluidOutcome o = p.port.empty() ? detail::run_fluid(p, opts.completion_epsilon)
-                                                  : detail::run_fluid_arbitrated(p, opts.completion_epsilon);
-    for (std::size_t k = 0; k < p.transfers(); ++k)
-      if (const int g = builder.delivers_to()[k]; g >= 0)
-        result.arrival_us[g] = std::max(result.arrival_us[g], result.time_us + opts.latency_us + o.finish_us[k]);
-    double step_us = step.flows.empty() ? 0.0 : opts.latency_us + o.makespan_us;
-    result.step_us.push_back(step_us);
-    result.time_us += step_us;
-    result.transfers += p.transfers();
-    result.events += o.events;
-    result.unsettled_events += o.unsettled;
   }
+  if (opts.sync == SyncMode::barrier) run_barrier(t, schedule, opts, gpu, result);
+  else run_rank(t, schedule, opts, gpu, result);
   return result;
 }
 

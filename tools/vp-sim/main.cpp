@@ -46,7 +46,7 @@
 namespace {
 
 struct Options {
-  std::string catalog, demand, workload, schedulers = "all", model = "ideal", contention, svg, svg_scheduler;
+  std::string catalog, demand, workload, schedulers = "all", model = "ideal", sync = "rank", contention, svg, svg_scheduler;
   std::string transfers = "write";
   std::string gpus, nodes;  // a subset (docs/subsets.md)
   std::string calls;        // FIRST:END of a sequence
@@ -145,6 +145,7 @@ int run(Options o) {
     if (!o.svg.empty()) throw vp::UsageError("--svg draws one run: not with --sizes");
   }
   o.compare.planning = vp::sim_cli::parse_planning_charge(o.planning);
+  o.compare.sim.sync = o.sync == "barrier" ? vp::sim::SyncMode::barrier : vp::sim::SyncMode::rank;
   if (o.model == "contention") {
     if (o.contention.empty()) o.contention = vp::sim_cli::default_contention_file();
     o.compare.sim.contention = vp::sim_cli::read_contention_file(o.contention);
@@ -191,6 +192,7 @@ int run(Options o) {
   info.planning = o.compare.planning;
   info.completion_epsilon = o.compare.sim.completion_epsilon;
   info.model = o.model;
+  info.sync = o.sync;
   info.contention_file = o.contention;
   info.contention = o.compare.sim.contention;
   std::vector<vp::sim::Demand> demands;
@@ -321,6 +323,11 @@ int main(int argc, char** argv) {
                  "Simulator model: ideal (default; max-min fair sharing, no loss) or contention (the ideal model "
                  "plus the contention mechanisms of --contention, charged only where a resource is oversubscribed)")
       ->check(CLI::IsMember({"ideal", "contention"}));
+  app.add_option("--sync", o.sync,
+                 "How the simulator follows a schedule's steps: rank (default; as the MPI executor, each rank "
+                 "posts its next step once its own transfers of the earlier ones are done, steps overlap) or "
+                 "barrier (a step starts when the previous one has finished everywhere)")
+      ->check(CLI::IsMember({"rank", "barrier"}));
   app.add_option("--contention", o.contention,
                  "The contention model's parameter table (schemas/contention.schema.json), with --model contention; "
                  "default: the committed one, installed as <prefix>/share/vpcat/contention.json beside "

@@ -166,6 +166,7 @@ ordered_json header(const RunInfo& info, std::size_t calls) {
   j["planning"] = info.planning.text();
   j["completion_epsilon"] = info.completion_epsilon;
   j["model"] = info.model;
+  j["sync"] = info.sync;
   if (info.model == "contention") {
     const sim::ContentionModel& m = info.contention;
     auto curve = [](const sim::EfficiencyCurve& c) {
@@ -223,14 +224,14 @@ std::string flow_text(double cut_bound_us, const sim::FlowBound& f) {
 // The run's first lines: the catalog, the demand (`sized`: how a sweep
 // scales it), the model and its table, and the subset.
 std::string run_text(const RunInfo& info, const std::string& sized) {
-  std::string s = fmt::format("{}: {} GPUs, {} nodes; {}{}; latency {:g} us; planning {}; model {}{}\n", info.catalog,
-                              info.gpus, info.nodes,
+  std::string s = fmt::format("{}: {} GPUs, {} nodes; {}{}; latency {:g} us; planning {}; model {}{}; sync {}\n",
+                              info.catalog, info.gpus, info.nodes,
                               info.demand_file.empty() ? "workload " + info.workload : "demand " + info.demand_file,
                               sized, info.latency_us,
                               info.planning.measured ? std::string("measured")
                                                      : fmt::format("budget {:g} us", info.planning.budget_us),
                               info.model,
-                              info.model == "contention" ? " (" + info.contention_file + ")" : std::string());
+                              info.model == "contention" ? " (" + info.contention_file + ")" : std::string(), info.sync);
   if (!info.gpu_map.empty())
     s += fmt::format("subset: catalog GPUs {} (the rest of the cluster idle)\n", info.gpu_list);
   return s;

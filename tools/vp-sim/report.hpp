@@ -28,6 +28,7 @@ struct RunInfo {
   double latency_us = 0.0, completion_epsilon = 0.0;
   PlanningCharge planning;  // --planning-us
   std::string model = "ideal";  // "ideal" or "contention"
+  std::string sync = "rank";    // "rank" or "barrier" (SimOptions::sync)
   std::string contention_file;  // the table read, with model "contention" (--contention or the default)
   sim::ContentionModel contention;
 };

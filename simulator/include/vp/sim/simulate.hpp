@@ -1,25 +1,36 @@
 // The flow-level simulator (docs/design.md §7): the judge of schedule quality.
 //
-// Model. Each step of a Schedule runs on its own, after the previous one has
-// finished. Within a step, flows with the same hop endpoints and the same
+// Model. Within a step, flows with the same hop endpoints and the same
 // route form one transfer (one connection) carrying the sum of their bytes.
-// Every transfer first waits the start-up latency, then moves its bytes as a
-// fluid. Resources are the directed links (capacity in GB/s) and the
+// Every transfer, once posted, first waits the start-up latency, then moves
+// its bytes as a fluid. Steps follow one another per SimOptions::sync:
+//   * rank (default), as the MPI executor runs a plan (mpi/src/exec.cpp):
+//     each rank posts a step's sends and receives, waits for all of them,
+//     then moves to its next step; a step in which it has nothing to move
+//     it passes through. A transfer of step s is posted at
+//     max(ready_src(s), ready_dst(s)), ready_r(s) being when rank r
+//     finished all its own transfers (sent and received) of earlier steps
+//     (0 at the start). Transfers of different steps overlap and share the
+//     resources under the same rates; starts are events like completions.
+//   * barrier: each step runs on its own, after the previous one has
+//     finished everywhere. Resources are the directed links (capacity in GB/s) and the
 // components with a forwarding capacity (a cap on the sum of the rates of
 // the transfers whose route transits them, listed as forwarders or not).
 // Rates are max-min fair (progressive filling) and are recomputed whenever
-// transfers finish.
-// A step's time is the latency plus the time its last transfer finishes; a
-// step without flows takes no time.
+// transfers start or finish.
+// Barrier: a step's time is the latency plus the time its last transfer
+// finishes; a step without flows takes no time. Rank: see SimResult.
 //
 // Units: bytes; GB/s = 1e9 bytes/s = 1e3 bytes/us; time in microseconds.
 //
 // Precision. Rates are exactly max-min fair between events (recomputed
 // incrementally, see src/fluid.hpp). Completions are batched: when the first
-// running transfer completes, at elapsed step time t1, every transfer
-// predicted to complete by (1 + completion_epsilon) t1 completes with it, at
-// the last of their predicted times t2, and rates are left unchanged until
-// t2 (a transfer done before t2 keeps its share idle until then). This is
+// running transfer completes, t1 after it started (barrier: the elapsed
+// step time), every transfer predicted to complete within (1 +
+// completion_epsilon) t1 of that start completes with it, at the last of
+// their predicted times t2 (never past the next start of a transfer), and
+// rates are left unchanged until t2 (a transfer done before t2 keeps its
+// share idle until then). This is
 // the exact simulation of a demand in which each batched transfer carries at
 // most rate x epsilon x t1 extra (idle) bytes, so the result is always a
 // feasible execution, never below the lower bound. Measured on the 256-GPU
@@ -37,15 +48,29 @@
 
 namespace vp::sim {
 
+// How the steps follow one another (see the model above).
+enum class SyncMode {
+  rank,     // each rank moves on when its own transfers are done (the executor)
+  barrier,  // a step starts when the previous one has finished everywhere
+};
+
 struct SimOptions {
   double latency_us = 5.0;           // start-up latency of every transfer, >= 0
   double completion_epsilon = 1e-4;  // relative batching window, in [0, 1e-2]
   ContentionModel contention;        // off by default: the ideal model (contention.hpp)
+  SyncMode sync = SyncMode::rank;
 };
 
 struct SimResult {
-  double time_us = 0.0;         // sum of the step times
-  std::vector<double> step_us;  // one per step of the schedule
+  // The makespan: when the last transfer finished (barrier: the sum of the
+  // step times).
+  double time_us = 0.0;
+  // One per step of the schedule. Barrier: the step's time. Rank: the span
+  // from the step's first post (its first transfer's start less the
+  // latency) to its last transfer's completion; steps overlap, so these do
+  // not add up to time_us. 0 for a step without bytes to move (rank) or
+  // without flows (barrier).
+  std::vector<double> step_us;
   // Bytes handed to their final destination, per (origin, final) in GPU
   // index order: the bytes of every flow whose dst is its final.
   Demand delivered;
@@ -55,6 +80,9 @@ struct SimResult {
   // (delivered bytes / arrival) is what benchmarks that time each reader on
   // its own clock report (p2pmark).
   std::vector<double> arrival_us;
+  // Per GPU index: when the last transfer it sends or receives finished,
+  // from the schedule's start (0 for a GPU without any).
+  std::vector<double> rank_finish_us;
   std::size_t transfers = 0;    // after merging, over all steps
   std::size_t events = 0;       // rate computations, over all steps
   // Port arbitration (contention model): events whose port shares had not
