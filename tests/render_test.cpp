@@ -6,6 +6,8 @@
 // makes the same pictures through the binaries.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <pugixml.hpp>
 #include <regex>
 #include <set>
@@ -212,4 +214,11 @@ TEST_CASE("render: the timeline has the schedule's steps, a bar per sending GPU 
   CHECK(c.steps[0].bars[0].gpu == 0);
   CHECK(c.steps[0].bars[0].route == vp::render::RouteClass::socket);
   CHECK(c.steps[0].bars[1].route == vp::render::RouteClass::intra_switch);
+  auto says_overlap = [](const vp::render::GanttChart& chart) {
+    return std::any_of(chart.notes.begin(), chart.notes.end(),
+                       [](const std::string& n) { return n.find("steps overlap") != std::string::npos; });
+  };
+  CHECK_FALSE(says_overlap(c));  // end to end: the spans add up to the time
+  result.time_us = 80.0;         // rank synchronisation: the steps' spans overlap
+  CHECK(says_overlap(vp::render::timeline_chart(t, schedule, result, bound, "timeline")));
 }

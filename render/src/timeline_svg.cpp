@@ -65,6 +65,13 @@ GanttChart timeline_chart(const Topology& t, const sim::Schedule& schedule, cons
     c.notes.push_back(fmt::format("binding cut: {}: {:.0f} bytes over {:g} GB/s = {:.1f} us, plus one latency",
                                   bound.cut.name, bound.cut.bytes, bound.cut.gbps, bound.cut.time_us));
   c.notes.push_back("step width = its simulated time; a bar marks a GPU sending in the step (times are per step)");
+  double spans = 0.0;
+  for (double us : result.step_us) spans += us;
+  if (spans > result.time_us * (1.0 + 1e-9))
+    c.notes.push_back(fmt::format("steps overlap (each rank moves on when its own transfers are done): widths are "
+                                  "each step's span, {:.1f} us in all against {:.1f} us simulated; "
+                                  "vp-sim --sync barrier draws them end to end",
+                                  spans, result.time_us));
   c.marker_us = bound.time_us;
   c.marker_label = bound.cut.name.empty() ? std::string("lower bound") : "lower bound: " + bound.cut.name;
   return c;
