@@ -517,7 +517,11 @@ def main():
     w("")
     w("Every number below comes from the flow-level simulator of [docs/simulator.md](simulator.md) "
       "([design.md](design.md) §7): transfers share every directed link and every forwarding component (root complexes, "
-      "sockets) max-min fairly; every transfer pays a 5 µs start-up latency; a schedule's steps are barriers. "
+      "sockets) max-min fairly; every transfer pays a 5 µs start-up latency (swept below); each rank runs a "
+      "schedule's steps as the MPI executor does, with no barrier between them: a transfer of step s starts when its "
+      "sender and its receiver have both finished step s−1 (`vp-sim --sync rank`). VarioPath's and FAST-like's times "
+      "add the counts exchange (a Bruck allgather of the n×n counts, simulated) and their measured planning time to "
+      "the transfer (docs/simulator.md \"Costs beside the transfer\"). "
       "The simulated machine is rebuilt from each platform's catalog (`vp-sim --catalog`, "
       "`simulator/include/vp/sim/catalog_topology.hpp`), with the same link ids as the planner's routes. "
       "Each schedule is checked before it is timed: every byte delivered exactly once, sent only by a GPU that "
