@@ -20,8 +20,4 @@ std::string slurm_gres(const ExportModel& m);
 std::string k8s_labels(const ExportModel& m);
 std::string volcano_hypernodes(const ExportModel& m);
 
-// The error for node `name` that `format` cannot hold (`why`).
-[[noreturn]] void bad_host_name(const ExportModel& m, const std::string& name, const std::string& format,
-                                const std::string& why);
-
 }  // namespace vp::catalog_cli

@@ -4,6 +4,9 @@
 
 #include <cctype>
 
+#include "vp/base/errors.hpp"
+#include "vp/base/input_file.hpp"
+#include "vp/catalog/errors.hpp"
 #include "vp/sim/catalog_topology.hpp"
 
 namespace vp::catalog_cli {
@@ -104,6 +107,13 @@ std::string compress_hostlist(const std::vector<std::string>& names) {
     i = j;
   }
   return out;
+}
+
+[[noreturn]] void bad_host_name(const ExportModel& m, const std::string& name, const std::string& format,
+                                const std::string& why) {
+  throw catalog::CatalogError(catalog::CatalogError::Kind::invalid,
+                              fmt::format("{}: node '{}': cannot be written as {}: {}",
+                                          printable_line(input_name(m.origin)), printable_line(name), format, why));
 }
 
 }  // namespace vp::catalog_cli

@@ -52,4 +52,9 @@ ExportModel export_model(const catalog::Catalog& catalog, const std::string& ori
 // differ only in a decimal suffix of one width, as Slurm's hostlist reads them.
 std::string compress_hostlist(const std::vector<std::string>& names);
 
+// The error for node `name` that `format` cannot hold (`why`): catalog::CatalogError
+// (invalid, exit 3) naming the catalog and the node.
+[[noreturn]] void bad_host_name(const ExportModel& m, const std::string& name, const std::string& format,
+                                const std::string& why);
+
 }  // namespace vp::catalog_cli

@@ -124,11 +124,5 @@ std::string slurm_gres(const ExportModel& m) {
   return out;
 }
 
-[[noreturn]] void bad_host_name(const ExportModel& m, const std::string& name, const std::string& format,
-                                const std::string& why) {
-  throw catalog::CatalogError(catalog::CatalogError::Kind::invalid,
-                              fmt::format("{}: node '{}': cannot be written as {}: {}",
-                                          printable_line(input_name(m.origin)), printable_line(name), format, why));
-}
 
 }  // namespace vp::catalog_cli
