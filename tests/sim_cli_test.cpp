@@ -609,3 +609,20 @@ TEST_CASE("vp-sim --planning-us: anything but measured or a budget is a usage er
   check_error(f.sim("--workload uniform --planning-us -3"), 1,
               "--planning-us -3: expected measured or a budget in microseconds, 0 to 1e9");
 }
+
+TEST_CASE("vp-sim --simgrid-platform writes the machine's SimGrid platform, ideal or calibrated, and nothing else") {
+  Files f;
+  const RunResult ideal = f.sim("--simgrid-platform - --latency-us 2");
+  REQUIRE_MESSAGE(ideal.exit_code == 0, ideal.err);
+  CHECK(ideal.out.rfind("<?xml version='1.0'?>", 0) == 0);
+  CHECK(ideal.out.find("<platform version=\"4.1\">") != std::string::npos);
+  CHECK(ideal.out.find("<host id=\"gpu04.gpu7\"") != std::string::npos);
+  CHECK(ideal.out.find("latency=\"2us\" sharing_policy=\"FATPIPE\"") != std::string::npos);
+  CHECK(ideal.out.find("vp_slope") == std::string::npos);
+  const RunResult calibrated = f.sim("--model contention --simgrid-platform -");
+  REQUIRE_MESSAGE(calibrated.exit_code == 0, calibrated.err);
+  CHECK(calibrated.out.find("<prop id=\"vp_slope\" value=\"0.036\"/>") != std::string::npos);  // the EPYC forwarder
+  check_error(f.sim("--simgrid-platform - --workload uniform"), 1,
+              "--simgrid-platform writes the whole catalog's platform and simulates nothing: not with --demand, "
+              "--workload, --gpus, --nodes, --sizes, --svg or --json");
+}

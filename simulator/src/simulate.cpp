@@ -156,37 +156,12 @@ class StepBuilder {
   // a component id) of `capacity` bytes per microsecond.
   detail::Degradation degradation(std::uint32_t key, double capacity) const {
     detail::Degradation g;
-    const EfficiencyCurve* curve = nullptr;
-    EfficiencyCurve family;
-    if (key >= t_.links.size()) {
-      curve = &model_.forwarder;
-      if (const FamilyCurve* f = family_of(static_cast<ComponentId>(key - t_.links.size()))) {
-        family = EfficiencyCurve{model_.forwarder.on, f->slope, f->floor};
-        curve = &family;
-      }
-    } else {
-      const Link& l = t_.links[key];
-      const bool nic_end = t_.components[l.src].kind == ComponentKind::nic || t_.components[l.dst].kind == ComponentKind::nic;
-      if (l.kind == LinkKind::network && nic_end)
-        curve = &model_.nic;
-      else if (model_.reads && t_.components[l.src].kind == ComponentKind::gpu)
-        curve = &model_.endpoint;
-    }
-    if (curve && curve->on) g.slope = curve->slope, g.floor = curve->floor;
-    if (model_.chunk_on) g.chunk_factor = model_.chunk_bytes / (model_.chunk_bytes + model_.chunk_overhead_us * capacity);
+    const EfficiencyCurve curve = key >= t_.links.size()
+                                      ? forwarder_curve(t_, model_, static_cast<ComponentId>(key - t_.links.size()))
+                                      : link_curve(t_, model_, static_cast<LinkId>(key));
+    if (curve.on) g.slope = curve.slope, g.floor = curve.floor;
+    g.chunk_factor = chunk_factor(model_, capacity);
     return g;
-  }
-
-  // The CPU family curve of forwarder c: by the model of its socket (c
-  // itself, or the cpu its parents lead to); nullptr when none matches.
-  const FamilyCurve* family_of(ComponentId c) const {
-    if (model_.forwarder_families.empty()) return nullptr;
-    for (std::size_t steps = 0; c != kNone && t_.components[c].kind != ComponentKind::cpu && steps < t_.components.size(); ++steps)
-      c = t_.components[c].parent;
-    if (c == kNone || t_.components[c].kind != ComponentKind::cpu) return nullptr;
-    for (const FamilyCurve& f : model_.forwarder_families)
-      if (t_.components[c].model.find(f.match) != std::string::npos) return &f;
-    return nullptr;
   }
 
   const Topology& t_;
@@ -281,6 +256,32 @@ FluidProblem step_problem(const Topology& t, const Step& step, const ContentionM
   return StepBuilder(t, m).build(step, gpu_indexes(t));
 }
 }  // namespace detail
+
+EfficiencyCurve link_curve(const Topology& t, const ContentionModel& m, LinkId link) {
+  const Link& l = t.links.at(link);
+  const bool nic_end = t.components[l.src].kind == ComponentKind::nic || t.components[l.dst].kind == ComponentKind::nic;
+  if (l.kind == LinkKind::network && nic_end) return m.nic;
+  if (m.reads && t.components[l.src].kind == ComponentKind::gpu) return m.endpoint;
+  return EfficiencyCurve{};
+}
+
+EfficiencyCurve forwarder_curve(const Topology& t, const ContentionModel& m, ComponentId forwarder) {
+  // The CPU family curve: by the model of the forwarder's socket (itself, or
+  // the cpu its parents lead to).
+  if (!m.forwarder_families.empty()) {
+    ComponentId c = forwarder;
+    for (std::size_t steps = 0; c != kNone && t.components[c].kind != ComponentKind::cpu && steps < t.components.size(); ++steps)
+      c = t.components[c].parent;
+    if (c != kNone && t.components[c].kind == ComponentKind::cpu)
+      for (const FamilyCurve& f : m.forwarder_families)
+        if (t.components[c].model.find(f.match) != std::string::npos) return EfficiencyCurve{m.forwarder.on, f.slope, f.floor};
+  }
+  return m.forwarder;
+}
+
+double chunk_factor(const ContentionModel& m, double capacity_bytes_per_us) {
+  return m.chunk_on ? m.chunk_bytes / (m.chunk_bytes + m.chunk_overhead_us * capacity_bytes_per_us) : 1.0;
+}
 
 void check_contention_model(const ContentionModel& m) {
   auto curve = [](const EfficiencyCurve& c, const char* name) {

@@ -10,6 +10,7 @@
 //   vp-sim --catalog cluster.vpcat --workload uniform --svg timeline.svg --svg-scheduler fanout
 //   vp-sim --catalog cluster.vpcat --gpus 'gpu03:0-3,gpu07:*' --workload moe
 //   vp-sim --catalog cluster.vpcat --workload uniform --sizes 1K:64M
+//   vp-sim --catalog cluster.vpcat --model contention --simgrid-platform calibrated.xml
 //
 // Exit codes (vp::ExitCode, vp::cli::run_main): 0 ok, 1 usage, 2 unreadable
 // or malformed input (catalog file, demand file, a demand the planner
@@ -39,6 +40,7 @@
 #include "vp/sim/catalog_topology.hpp"
 #include "vp/sim/flow_bound.hpp"
 #include "vp/sim/job_view.hpp"
+#include "vp/sim/simgrid_platform.hpp"
 #include "vp/sim/variopath.hpp"
 #include "vpcat/mapped_file.hpp"
 #include "workload_spec.hpp"
@@ -52,6 +54,7 @@ struct Options {
   std::string calls;        // FIRST:END of a sequence
   std::string sizes;        // MIN:MAX[:FACTOR], nccl-tests' message sizes
   std::string planning = "measured";  // --planning-us
+  std::string simgrid_platform;       // --simgrid-platform FILE
   bool json = false;
   bool flow_bound = false;  // also solve the flow bound's LP per call
   vp::sim_cli::CompareOptions compare;
@@ -133,10 +136,40 @@ void check_sweep(const vp::sim_cli::SizeSweep& sweep, const std::vector<vp::sim:
                                      sweep.text, sweep.min, info.gpus, smallest));
 }
 
+// The contention model of --model contention (the table of --contention,
+// or the committed one), disabled under --model ideal.
+vp::sim::ContentionModel contention_model(Options& o) {
+  if (o.model != "contention") return {};
+  if (o.contention.empty()) o.contention = vp::sim_cli::default_contention_file();
+  vp::sim::ContentionModel m = vp::sim_cli::read_contention_file(o.contention);
+  m.reads = o.transfers == "read";
+  return m;
+}
+
+// --simgrid-platform FILE: the catalog's machine as a SimGrid platform
+// (docs/smpi.md), ideal or calibrated by --model; nothing simulated.
+int write_simgrid_platform(Options& o) {
+  if (!o.demand.empty() || !o.workload.empty() || !o.gpus.empty() || !o.nodes.empty() || !o.sizes.empty() ||
+      !o.svg.empty() || o.json)
+    throw vp::UsageError("--simgrid-platform writes the whole catalog's platform and simulates nothing: not with "
+                         "--demand, --workload, --gpus, --nodes, --sizes, --svg or --json");
+  const vp::sim::ContentionModel model = contention_model(o);
+  vpcat::CatalogFile file;
+  vp::cli::open_catalog_file(o.catalog, file);
+  const vp::Topology topology = vp::sim::catalog_topology(vp::catalog::to_catalog(file.view()), o.catalog);
+  if (topology.gpus.size() < 2)
+    throw vp::InputError(o.catalog, 0, "the catalog has one GPU: a SimGrid platform for MPI needs two or more");
+  const std::string xml =
+      vp::sim::simgrid_platform_xml(topology, vp::sim::SimgridPlatformOptions{o.compare.sim.latency_us, &model});
+  vp::cli::write_outputs({{o.simgrid_platform, reinterpret_cast<const std::uint8_t*>(xml.data()), xml.size()}});
+  return 0;
+}
+
 int run(Options o) {
-  if (o.demand.empty() == o.workload.empty()) throw vp::UsageError("give --demand FILE or --workload SPEC");
   if (!o.contention.empty() && o.model != "contention")
     throw vp::UsageError("--contention FILE goes with --model contention");
+  if (!o.simgrid_platform.empty()) return write_simgrid_platform(o);
+  if (o.demand.empty() == o.workload.empty()) throw vp::UsageError("give --demand FILE or --workload SPEC");
   std::optional<vp::sim_cli::SizeSweep> sweep;
   if (!o.sizes.empty()) {
     sweep = vp::sim_cli::parse_sizes(o.sizes);
@@ -146,11 +179,7 @@ int run(Options o) {
   }
   o.compare.planning = vp::sim_cli::parse_planning_charge(o.planning);
   o.compare.sim.sync = o.sync == "barrier" ? vp::sim::SyncMode::barrier : vp::sim::SyncMode::rank;
-  if (o.model == "contention") {
-    if (o.contention.empty()) o.contention = vp::sim_cli::default_contention_file();
-    o.compare.sim.contention = vp::sim_cli::read_contention_file(o.contention);
-    o.compare.sim.contention.reads = o.transfers == "read";
-  }
+  if (o.model == "contention") o.compare.sim.contention = contention_model(o);
   vpcat::CatalogFile file;
   vp::cli::open_catalog_file(o.catalog, file);
   const vp::Topology topology = vp::sim::catalog_topology(vp::catalog::to_catalog(file.view()), o.catalog);
@@ -357,6 +386,12 @@ int main(int argc, char** argv) {
   app.add_option("--svg-scheduler", o.svg_scheduler,
                  "The schedule --svg draws: one of the --schedulers run (default variopath when it runs, else the "
                  "first)");
+  app.add_option("--simgrid-platform", o.simgrid_platform,
+                 "Write the catalog's machine as a SimGrid platform (XML) to FILE (\"-\": standard output) and "
+                 "simulate nothing: one host per GPU, its links and forwarders, each GPU pair's default route, "
+                 "--latency-us per message; with --model contention the lossy resources carry the table's curves "
+                 "for smpi/vp_simgrid_platform.so (docs/smpi.md)")
+      ->type_name("FILE");
   app.add_flag("--allow-shared", o.compare.plan.allow_shared, "VarioPath plans may end with one shared step (vp-plan --allow-shared)");
   app.add_flag_callback("--no-replay", [&] { o.compare.plan.replay = false; },
                         "VarioPath plans search every step (vp-plan --no-replay)");

@@ -50,6 +50,8 @@
 #include <string>
 #include <vector>
 
+#include "vp/topology/topology.hpp"
+
 namespace vp::sim {
 
 struct EfficiencyCurve {
@@ -80,5 +82,19 @@ struct ContentionModel {
 
 // Throws std::invalid_argument naming the field when a value is out of range.
 void check_contention_model(const ContentionModel& m);
+
+// The curve `m` charges a resource of `t` (off: the resource never loses).
+// A directed link: the NIC curve on a network link with a NIC at one end,
+// the endpoint curve on a link leaving a GPU when m.reads, else off. A
+// forwarding component: the forwarder curve of its socket's CPU family
+// (the first forwarder_families entry whose match the socket's model
+// contains), else m.forwarder. The simulator and the SimGrid platform
+// (simgrid_platform.hpp) both take their losses from here.
+EfficiencyCurve link_curve(const Topology& t, const ContentionModel& m, LinkId link);
+EfficiencyCurve forwarder_curve(const Topology& t, const ContentionModel& m, ComponentId forwarder);
+
+// The per-chunk factor C / (C + o x capacity) of a degraded resource of
+// `capacity_bytes_per_us` (1 when m.chunk_on is false).
+double chunk_factor(const ContentionModel& m, double capacity_bytes_per_us);
 
 }  // namespace vp::sim
