@@ -39,6 +39,8 @@ packages=(
   python3-pytest
   # PyTorch (CPU, with torch.distributed and gloo): vpcat.torch and its tests (python/vpcat_torch, ctest python_torch).
   python3-torch
+  # SimGrid 3.32 (smpicxx, smpirun, libsimgrid, simgrid.pc): the second judge, SMPI (smpi/, docs/smpi.md, ctest smpi_alltoallv).
+  libsimgrid-dev
   # Test only: rsvg-convert renders the pictures to PNG in ctest's render_png (tests/render_png.sh).
   librsvg2-bin
   # Packaging (cpack -G DEB: file for its dpkg-shlibdeps step) and the man page and completion test.

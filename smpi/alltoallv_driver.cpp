@@ -1,0 +1,203 @@
+// vp_smpi_alltoallv: one AlltoAllv of a demand matrix, through VarioPath's
+// MPI executor (libvpcat_mpi, unmodified) or through MPI_Alltoallv, timed
+// and checked byte for byte. Built with smpicxx and run under smpirun
+// (docs/smpi.md), where MPI_Alltoallv is the algorithm of
+// --cfg=smpi/alltoallv:NAME; it is plain MPI and runs under mpirun too.
+//
+//   smpirun -np N ... vp_smpi_alltoallv --method vpcat|mpi --demand D.txt [--catalog C.vpcat] [--calls K] [--no-check]
+//
+// D.txt: the number of ranks n, then n x n byte counts, row = source rank
+// (whitespace-separated; `#` starts a comment line). Rank i sends row i.
+// With --method vpcat, ranks map to GPUs as vpcat_mpi_init says
+// (VPCAT_RANK_MAP; docs/mpi.md). Each call: a barrier, then the call; its
+// time is from the first rank leaving the barrier to the last rank
+// returning (MPI_Wtime: the simulated clock under SMPI). Rank 0 prints one
+// line per call:
+//
+//   call 0 method vpcat ranks 16 bytes 123456 time_us 812.25 check ok
+//
+// and, for vpcat, the executor's statistics of the last call (counts
+// exchange, planning, transfer, steps). Exit codes: 0 ok, 1 usage, 2 a bad
+// demand file or a catalog that cannot be opened or does not fit, 3 a byte
+// received wrong (the first ones are named), 4 an MPI or executor failure.
+#include <mpi.h>
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "vpcat.h"
+#include "vpcat_mpi.h"
+
+namespace {
+
+int rank_ = 0, size_ = 0;
+
+struct Args {
+  std::string method, demand, catalog;
+  int calls = 1;
+  bool check = true;
+};
+
+[[noreturn]] void quit(int code, const std::string& msg) {
+  if (rank_ == 0 || code == 3 || code == 4) std::fprintf(stderr, "vp_smpi_alltoallv: rank %d: %s\n", rank_, msg.c_str());
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::exit(code);
+}
+
+Args parse_args(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string s = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) quit(1, s + ": a value expected");
+      return argv[++i];
+    };
+    if (s == "--method") a.method = value();
+    else if (s == "--demand") a.demand = value();
+    else if (s == "--catalog") a.catalog = value();
+    else if (s == "--calls") {
+      const std::string v = value();
+      char* end = nullptr;
+      const long c = std::strtol(v.c_str(), &end, 10);
+      if (end == v.c_str() || *end != '\0' || c < 1 || c > 1000) quit(1, "--calls " + v + ": a whole number from 1 to 1000 expected");
+      a.calls = static_cast<int>(c);
+    } else if (s == "--no-check") a.check = false;
+    else quit(1, "unknown argument " + s + " (usage: --method vpcat|mpi --demand D.txt [--catalog C.vpcat] [--calls K] [--no-check])");
+  }
+  if (a.method != "vpcat" && a.method != "mpi") quit(1, "--method vpcat or --method mpi expected");
+  if (a.demand.empty()) quit(1, "--demand D.txt expected");
+  if (a.method == "vpcat" && a.catalog.empty()) quit(1, "--method vpcat needs --catalog C.vpcat");
+  return a;
+}
+
+// The n x n matrix of `path`, checked: n equals the ranks, every count a
+// whole number that fits an int (MPI counts of bytes).
+std::vector<int> read_demand(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) quit(2, path + ": cannot be read");
+  std::string text, line;
+  int line_no = 0;
+  std::vector<std::pair<std::string, int>> tokens;  // token, line
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (!line.empty() && line[0] == '#') continue;
+    std::istringstream ls(line);
+    std::string tok;
+    while (ls >> tok) tokens.emplace_back(tok, line_no);
+  }
+  auto whole = [&](std::size_t k, long long hi) {
+    const auto& [tok, at] = tokens[k];
+    char* end = nullptr;
+    errno = 0;
+    const long long v = std::strtoll(tok.c_str(), &end, 10);
+    if (end == tok.c_str() || *end != '\0' || errno != 0 || v < 0 || v > hi)
+      quit(2, path + ":" + std::to_string(at) + ": \"" + tok + "\" is not a whole number from 0 to " + std::to_string(hi));
+    return v;
+  };
+  if (tokens.empty()) quit(2, path + ": empty (n, then n x n byte counts expected)");
+  const long long n = whole(0, 1 << 20);
+  if (n != size_) quit(2, path + ":" + std::to_string(tokens[0].second) + ": the matrix is for " + std::to_string(n) + " ranks, the run has " + std::to_string(size_));
+  if (tokens.size() != 1 + static_cast<std::size_t>(n * n))
+    quit(2, path + ": " + std::to_string(tokens.size() - 1) + " byte counts, " + std::to_string(n * n) + " expected (n x n)");
+  std::vector<int> m(static_cast<std::size_t>(n * n));
+  for (std::size_t k = 0; k < m.size(); ++k) m[k] = static_cast<int>(whole(k + 1, std::numeric_limits<int>::max()));
+  return m;
+}
+
+// The byte `i` of the block that `src` sends `dst`.
+unsigned char pattern(int src, int dst, std::int64_t i) {
+  return static_cast<unsigned char>(src * 7 + dst * 13 + i * 31 + (i >> 8) + 1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  const Args a = parse_args(argc, argv);
+  const std::vector<int> m = read_demand(a.demand);
+  const int n = size_;
+
+  std::vector<int> scounts(n), sdispls(n), rcounts(n), rdispls(n);
+  std::int64_t stotal = 0, rtotal = 0, all = 0;
+  for (int j = 0; j < n; ++j) {
+    scounts[j] = m[static_cast<std::size_t>(rank_) * n + j];
+    rcounts[j] = m[static_cast<std::size_t>(j) * n + rank_];
+    sdispls[j] = static_cast<int>(stotal);
+    rdispls[j] = static_cast<int>(rtotal);
+    stotal += scounts[j];
+    rtotal += rcounts[j];
+  }
+  for (int v : m) all += v;
+  if (stotal > std::numeric_limits<int>::max() || rtotal > std::numeric_limits<int>::max())
+    quit(2, a.demand + ": rank " + std::to_string(rank_) + " sends or receives more than 2^31 - 1 bytes");
+  std::vector<unsigned char> sbuf(static_cast<std::size_t>(stotal)), rbuf(static_cast<std::size_t>(rtotal));
+  for (int j = 0; j < n; ++j)
+    for (std::int64_t i = 0; i < scounts[j]; ++i) sbuf[static_cast<std::size_t>(sdispls[j] + i)] = pattern(rank_, j, i);
+
+  vpcat_mpi_ctx* ctx = nullptr;
+  if (a.method == "vpcat") {
+    vpcat_catalog* cat = nullptr;
+    vpcat_error cerr;
+    if (vpcat_catalog_open_file(a.catalog.c_str(), nullptr, &cat, &cerr) != VPCAT_OK) quit(2, cerr.message);
+    vpcat_mpi_options opt = vpcat_mpi_options_default();
+    vpcat_mpi_error err;
+    if (vpcat_mpi_init(cat, MPI_COMM_WORLD, &opt, &ctx, &err) != VPCAT_MPI_OK) quit(2, err.message);
+    vpcat_catalog_destroy(cat);
+  }
+
+  int status = 0;
+  for (int call = 0; call < a.calls; ++call) {
+    std::memset(rbuf.data(), 0, rbuf.size());
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = MPI_Wtime();
+    const int rc = ctx ? vpcat_mpi_alltoallv(sbuf.data(), scounts.data(), sdispls.data(), MPI_BYTE, rbuf.data(),
+                                             rcounts.data(), rdispls.data(), MPI_BYTE, ctx)
+                       : MPI_Alltoallv(sbuf.data(), scounts.data(), sdispls.data(), MPI_BYTE, rbuf.data(), rcounts.data(),
+                                       rdispls.data(), MPI_BYTE, MPI_COMM_WORLD);
+    const double t1 = MPI_Wtime();
+    if (rc != 0) quit(4, "call " + std::to_string(call) + ": " + a.method + " returned " + std::to_string(rc));
+    std::int64_t wrong = 0;
+    if (a.check) {
+      for (int j = 0; j < n; ++j)
+        for (std::int64_t i = 0; i < rcounts[j]; ++i)
+          if (rbuf[static_cast<std::size_t>(rdispls[j] + i)] != pattern(j, rank_, i)) {
+            if (wrong < 3)
+              std::fprintf(stderr, "vp_smpi_alltoallv: rank %d: call %d: byte %" PRId64 " from rank %d is %u, %u expected\n",
+                           rank_, call, i, j, rbuf[static_cast<std::size_t>(rdispls[j] + i)], pattern(j, rank_, i));
+            ++wrong;
+          }
+    }
+    double first = 0, last = 0;
+    std::int64_t wrong_all = 0;
+    MPI_Reduce(&t0, &first, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&t1, &last, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&wrong, &wrong_all, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank_ == 0) {
+      std::printf("call %d method %s ranks %d bytes %" PRId64 " time_us %.3f check %s\n", call, a.method.c_str(), n, all,
+                  (last - first) * 1e6, !a.check ? "off" : wrong_all == 0 ? "ok" : "FAILED");
+      if (wrong_all != 0) status = 3;
+    }
+  }
+  if (ctx) {
+    vpcat_mpi_stats st;
+    if (vpcat_mpi_get_stats(ctx, &st) == VPCAT_MPI_OK && rank_ == 0)
+      std::printf("vpcat calls %" PRIu64 " served %" PRIu64 " fallbacks %" PRIu64 " steps %" PRIu64
+                  " exchange_us %.3f plan_us %.3f transfer_us %.3f\n",
+                  st.calls, st.served, st.fallbacks, st.steps, st.last_exchange_us, st.last_plan_us, st.last_transfer_us);
+    vpcat_mpi_finalize(&ctx);
+  }
+  MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return status;
+}
