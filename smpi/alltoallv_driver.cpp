@@ -9,10 +9,14 @@
 // D.txt: the number of ranks n, then n x n byte counts, row = source rank
 // (whitespace-separated; `#` starts a comment line). Rank i sends row i.
 // With --method vpcat, ranks map to GPUs as vpcat_mpi_init says
-// (VPCAT_RANK_MAP; docs/mpi.md). Each call: a barrier, then the call; its
-// time is from the first rank leaving the barrier to the last rank
-// returning (MPI_Wtime: the simulated clock under SMPI). Rank 0 prints one
-// line per call:
+// (VPCAT_RANK_MAP; docs/mpi.md). Each call starts on every rank at one
+// instant: after a barrier, the ranks agree on the latest time any of them
+// left it (an all-reduce), and each sleeps until 1 ms past it (a barrier
+// alone releases the ranks one message latency apart, which the call's time
+// would include). The call's time is from that instant to the last rank
+// returning (MPI_Wtime: the simulated clock under SMPI, where sleeping is
+// simulated; under mpirun the clocks of several hosts need not agree).
+// Rank 0 prints one line per call:
 //
 //   call 0 method vpcat ranks 16 bytes 123456 time_us 812.25 check ok
 //
@@ -33,6 +37,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <time.h>
 
 #include "vpcat.h"
 #include "vpcat_mpi.h"
@@ -113,6 +119,16 @@ std::vector<int> read_demand(const std::string& path) {
   return m;
 }
 
+// Sleep until MPI_Wtime() reaches `t` (nanosleep: simulated under SMPI).
+void sleep_until(double t) {
+  const double wait = t - MPI_Wtime();
+  if (wait <= 0) return;
+  timespec ts;
+  ts.tv_sec = static_cast<time_t>(wait);
+  ts.tv_nsec = static_cast<long>((wait - static_cast<double>(ts.tv_sec)) * 1e9);
+  nanosleep(&ts, nullptr);
+}
+
 // The byte `i` of the block that `src` sends `dst`.
 unsigned char pattern(int src, int dst, std::int64_t i) {
   return static_cast<unsigned char>(src * 7 + dst * 13 + i * 31 + (i >> 8) + 1);
@@ -160,6 +176,10 @@ int main(int argc, char** argv) {
   for (int call = 0; call < a.calls; ++call) {
     std::memset(rbuf.data(), 0, rbuf.size());
     MPI_Barrier(MPI_COMM_WORLD);
+    const double left = MPI_Wtime();
+    double latest = 0;
+    MPI_Allreduce(&left, &latest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    sleep_until(latest + 1e-3);
     const double t0 = MPI_Wtime();
     const int rc = ctx ? vpcat_mpi_alltoallv(sbuf.data(), scounts.data(), sdispls.data(), MPI_BYTE, rbuf.data(),
                                              rcounts.data(), rdispls.data(), MPI_BYTE, ctx)
