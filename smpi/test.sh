@@ -14,7 +14,7 @@ set -euo pipefail
 analyze=$1 sim=$2 fixtures=$3 out=$4 smpirun=$5 driver=$6 lib=$7
 here=$(cd "$(dirname "$0")" && pwd)
 if [[ "$smpirun" == none ]]; then
-  msg="SimGrid was not found when the build was configured (smpicxx, smpirun, simgrid.pc: Debian's libsimgrid-dev, scripts/install-deps.sh); reconfigure after installing it"
+  msg="the build has no SMPI driver: SimGrid was not found when it was configured (smpicxx, smpirun, simgrid.pc: Debian's libsimgrid-dev, scripts/install-deps.sh), or VP_BUILD_SMPI is OFF; install it and reconfigure"
   if [[ -n "${CI:-}" ]]; then echo "smpi_alltoallv: FAILED under CI: $msg" >&2; exit 1; fi
   echo "smpi_alltoallv: skipped: $msg"
   exit 77
