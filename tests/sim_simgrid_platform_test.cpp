@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "baseline_common.hpp"
 #include "sim_platforms.hpp"
 #include "vp/sim/simgrid_platform.hpp"
 #include "vp/topology/routes.hpp"
@@ -76,7 +77,7 @@ TEST_CASE("simgrid platform: one host per GPU, the default routes, the capacitie
   for (std::size_t s = 0; s < n; ++s)
     for (std::size_t d = 0; d < n; ++d) {
       if (s == d) continue;
-      const Route r = default_route(t, t.gpus[s], t.gpus[d]);
+      const Route r = default_route(t, t.gpus[s], t.gpus[d]);  // every NIC of the fixture has GPUDirect RDMA
       std::vector<std::string> want{"lat" + std::to_string(s)};
       for (LinkId l : r.links) want.push_back("l" + std::to_string(l));
       for (ComponentId c : r.forwarders) want.push_back("f" + std::to_string(c));
@@ -128,6 +129,27 @@ TEST_CASE("simgrid platform: the calibrated one carries the contention model's c
   off.chunk_on = false;
   const std::string xml = simgrid_platform_xml(t, SimgridPlatformOptions{5.0, &off});
   CHECK(xml.find("vp_slope") == std::string::npos);
+}
+
+TEST_CASE("simgrid platform: the baselines' routes, through NICs with GPUDirect RDMA") {
+  // AWS g5: the nearest NIC of some GPUs lacks GPUDirect RDMA; the routes
+  // must be the ones vp-sim gives the baselines' transfers.
+  const Topology& t = test::fixture_platforms().at("aws-g5-48xl-4n-switch");
+  const std::size_t n = t.gpus.size();
+  const Parsed p = parse(simgrid_platform_xml(t, SimgridPlatformOptions{5.0, nullptr}));
+  detail::FlowMaker maker(t);
+  std::size_t not_default = 0;
+  for (std::size_t s = 0; s < n; ++s)
+    for (std::size_t d = 0; d < n; ++d) {
+      if (s == d) continue;
+      const Route& r = maker.route(s, d);
+      if (!(r == default_route(t, t.gpus[s], t.gpus[d]))) ++not_default;
+      std::vector<std::string> want{"lat" + std::to_string(s)};
+      for (LinkId l : r.links) want.push_back("l" + std::to_string(l));
+      for (ComponentId c : r.forwarders) want.push_back("f" + std::to_string(c));
+      CHECK(p.routes.at({p.hosts[s], p.hosts[d]}) == want);
+    }
+  CHECK(not_default > 0);  // the case this test is for
 }
 
 TEST_CASE("simgrid platform: bad options are refused") {

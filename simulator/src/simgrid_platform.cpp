@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "baseline_common.hpp"
 #include "vp/topology/routes.hpp"
 
 namespace vp::sim {
@@ -69,12 +70,16 @@ std::string simgrid_platform_xml(const Topology& t, const SimgridPlatformOptions
     if (model) r.curve = forwarder_curve(t, *model, c.id);
   }
   // The routes, and through them the solo rates each resource sees.
+  // The baselines' routes (baseline_common.hpp FlowMaker: the PCIe tree,
+  // the nearest NIC with GPUDirect RDMA on each side), which are the
+  // default routes wherever every NIC has GPUDirect RDMA.
+  detail::FlowMaker maker(t);
   std::vector<Route> routes(n * n);
   std::vector<bool> used(res.size(), false);
   for (std::size_t s = 0; s < n; ++s)
     for (std::size_t d = 0; d < n; ++d) {
       if (s == d) continue;
-      Route& route = routes[s * n + d] = default_route(t, t.gpus[s], t.gpus[d]);
+      Route& route = routes[s * n + d] = maker.route(s, d);
       auto see = [&](std::size_t k) {
         used[k] = true;
         if (route.solo_gbps > res[k].solo_max_gbps) res[k].solo_max_gbps = route.solo_gbps;

@@ -388,7 +388,8 @@ int main(int argc, char** argv) {
                  "first)");
   app.add_option("--simgrid-platform", o.simgrid_platform,
                  "Write the catalog's machine as a SimGrid platform (XML) to FILE (\"-\": standard output) and "
-                 "simulate nothing: one host per GPU, its links and forwarders, each GPU pair's default route, "
+                 "simulate nothing: one host per GPU, its links and forwarders, each GPU pair's route as the baselines "
+                 "take it, "
                  "--latency-us per message; with --model contention the lossy resources carry the table's curves "
                  "for smpi/vp_simgrid_platform.so (docs/smpi.md)")
       ->type_name("FILE");

@@ -13,10 +13,11 @@
 //   (`latency_us`, vp-sim's --latency-us), the only link with a latency,
 //   first on every route from that GPU: each message pays it once, as each
 //   transfer of vp-sim does;
-// * a Full zone with one route per ordered GPU pair: the pair's default
-//   route (routes.hpp default_route: the PCIe tree, the nearest NICs, the
-//   fabric), which is the route vp-sim gives fan-out, SpreadOut and every
-//   transfer that MPI routes.
+// * a Full zone with one route per ordered GPU pair: the route vp-sim gives
+//   the baselines' transfers (fan-out, SpreadOut: the PCIe tree, on each
+//   side the nearest NIC with GPUDirect RDMA, the fabric; routes.hpp
+//   default_route where every NIC has GPUDirect RDMA), which is also the
+//   one route MPI has for the pair.
 //
 // Calibrated (a ContentionModel enabled): every resource the model can
 // degrade (contention.hpp link_curve / forwarder_curve: forwarders, NIC
