@@ -41,6 +41,10 @@ cfg=(
   # after the route's latency, as a transfer of vp-sim does.
   --cfg=network/model:CM02 --cfg=smpi/bw-factor:1 --cfg=smpi/lat-factor:1
   --cfg=network/crosstraffic:0 --cfg=network/TCP-gamma:0
+  # Every rate recomputed at every event: SimGrid's default lazy update
+  # departs from max-min (hgx-h20-2n hotspot fan-out: 335.3 us lazy, 330.6
+  # full, 330.5 exact; docs/smpi.md).
+  --cfg=network/optim:Full
   # Computation between MPI calls (the planner, packing) is not simulated:
   # vp-sim is run with --planning-us 0 beside it.
   --cfg=smpi/simulate-computation:no
