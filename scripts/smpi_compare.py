@@ -96,6 +96,13 @@ def demand(workload, n, size):
     return rows
 
 
+def step(cmd):
+    """A build or preparation command; its failure ends the script (exit 2) naming it."""
+    p = subprocess.run(cmd, stdout=subprocess.DEVNULL)
+    if p.returncode != 0:
+        die(2, f"{' '.join(cmd)} failed (exit {p.returncode})")
+
+
 def run(cmd, log, env=None):
     with open(log, "w") as f:
         p = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, env=env)
@@ -137,11 +144,10 @@ def main():
     build = a.build
     started = time.time()
     if not os.path.exists(os.path.join(build, "CMakeCache.txt")):
-        subprocess.run(["cmake", "-S", ROOT, "-B", build, "-DCMAKE_BUILD_TYPE=Release", "-DVP_BUILD_TESTS=OFF",
-                        "-DVP_BUILD_SMPI=ON"], check=True, stdout=subprocess.DEVNULL)
-    subprocess.run(["cmake", "--build", build, "--parallel", os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", "2"),
-                    "--target", "vp-analyze", "vp-sim", "vp-plan", "vp_smpi", "vp_simgrid_platform"], check=True,
-                   stdout=subprocess.DEVNULL)
+        step(["cmake", "-S", ROOT, "-B", build, "-DCMAKE_BUILD_TYPE=Release", "-DVP_BUILD_TESTS=OFF",
+              "-DVP_BUILD_SMPI=ON"])
+    step(["cmake", "--build", build, "--parallel", os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", "2"),
+          "--target", "vp-analyze", "vp-sim", "vp-plan", "vp_smpi", "vp_simgrid_platform"])
     analyze = os.path.join(build, "analyzer", "vp-analyze")
     sim = os.path.join(build, "tools", "vp-sim", "vp-sim")
     plan = os.path.join(build, "tools", "vp-plan", "vp-plan")
@@ -155,13 +161,12 @@ def main():
     for plat in platforms:
         args = [x if x.startswith("--") else os.path.join(ROOT, "fixtures", "platforms", x) for x in PLATFORMS[plat]]
         cat = os.path.join(out, plat + ".vpcat")
-        subprocess.run([analyze, "-q", *args, "--out", cat], check=True, stdout=subprocess.DEVNULL)
+        step([analyze, "-q", *args, "--out", cat])
         xml = {}
         for model in ("ideal", "calibrated"):
             xml[model] = os.path.join(out, f"{plat}-{model}.xml")
             extra = ["--model", "contention"] if model == "calibrated" else []
-            subprocess.run([sim, "--catalog", cat, "--latency-us", str(a.latency_us), *extra,
-                            "--simgrid-platform", xml[model]], check=True)
+            step([sim, "--catalog", cat, "--latency-us", str(a.latency_us), *extra, "--simgrid-platform", xml[model]])
         with open(xml["ideal"]) as f:
             n = sum(1 for line in f if line.lstrip().startswith("<host id="))
         for w in workloads:
