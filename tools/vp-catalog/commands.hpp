@@ -34,4 +34,21 @@ Runner setup_export(CLI::App& app);
 int validate_against(const std::string& file, const catalog::Catalog& c, const std::string& topology,
                      const std::string& cluster);
 
+// `validate --probe` / `validate --input FILE`: one node's topology (this
+// machine probed with hwloc, or FILE in any importer format) against its
+// node type in the catalog (node_check.hpp). The node type: the one of the
+// node named `node`, else of the node named as the host (this machine's host
+// name; FILE's name without its extension, as vp-analyze --input-dir names
+// hosts), else `node_type` (index or name), else the catalog's only one.
+// Returns 0 when they match; prints the differences and returns 3 when they
+// differ; throws vp::UsageError when no node type can be chosen and
+// vp::InputError when the input cannot be read (a machine without GPU
+// included). Defined in cmd_validate_probe.cpp.
+struct NodeCheckRequest {
+  std::string input;  // empty: probe this machine
+  std::string format = "auto";
+  std::string node, node_type;
+};
+int validate_node(const std::string& file, const catalog::Catalog& c, const NodeCheckRequest& request);
+
 }  // namespace vp::catalog_cli
