@@ -1,9 +1,11 @@
 // vp-catalog subcommands: each file registers one subcommand's options and
 // returns the function that runs it (CLI11's "subcommands in files").
 //
-// Exit codes (vp::ExitCode): 0 ok, 1 usage, 2 unreadable input or output,
-// 3 invalid catalog or mismatch (validate, diff) or a host name an export
-// format cannot hold, 4 internal error.
+// Exit codes (vp::ExitCode): 0 ok, 1 usage (place: more GPUs than are
+// free), 2 unreadable input or output (a machine without GPU for validate
+// --probe, a bad free-GPUs file for place), 3 invalid catalog or mismatch
+// (validate, validate --probe/--input, diff) or a host name an export format
+// cannot hold, 4 internal error.
 #pragma once
 
 #include <CLI/CLI.hpp>
