@@ -100,6 +100,13 @@ class Sweep {
     add("vp-analyze", kAnalyze, "topology --input " + t, codes, topology.string());
     add("vp-analyze", kAnalyze, "--input " + t + " --out " + shell_quote(output("vpcat")), codes,
         topology.string());
+    // A node checked against a catalog (validate --input): a file that
+    // imports is compared, so a match exits 0 and a mismatch 3.
+    std::vector<int> check = codes;
+    if (std::find(codes.begin(), codes.end(), 0) != codes.end()) check.push_back(3);
+    add("vp-catalog", kCatalog,
+        "validate " + shell_quote(vp::test::fixture("catalogs/golden/pcie-gen4-2s4sw8g.vpcat")) + " --input " + t,
+        check, topology.string());
   }
 
   // A cluster description through vp-analyze.

@@ -1,6 +1,6 @@
 // `vp-catalog score CATALOG --gpus LIST (--demand D | --workload SPEC)`: how
 // fast a placement of a job runs its AlltoAllv, for a scheduler choosing
-// among placements (docs/subsets.md "Scoring placements"):
+// among placements (docs/subsets.md "Scoring placements"; placement_score.hpp):
 //
 // * bound_us: the judge's lower bound (vp::sim::lower_bound, the cut that
 //   binds) for the demand on those GPUs, the rest of the cluster idle;
@@ -27,10 +27,7 @@
 #include "vp/cli/output.hpp"
 #include "vp/cli/subset_arg.hpp"
 #include "vp/sim/catalog_topology.hpp"
-#include "vp/sim/job_view.hpp"
-#include "vp/sim/lower_bound.hpp"
-#include "vp/sim/simulate.hpp"
-#include "vp/sim/variopath.hpp"
+#include "placement_score.hpp"
 #include "vpcat/planner.hpp"
 #include "workload_spec.hpp"
 
@@ -90,40 +87,22 @@ Placement score(const ScoreOptions& o, const vpcat::CatalogView& view, const Top
                 const std::optional<cli::DemandFile>& file, const std::string& gpus, const std::string& nodes) {
   vpcat::Subset subset;
   cli::parse_subset(view, gpus, nodes, subset);
-  vpcat::Planner planner;
-  if (const vpcat::PlanStatus s = planner.init(view, subset); !s.ok()) throw InputError(o.file, 0, s.message());
-  const std::uint32_t n = subset.gpu_count();
-  const std::vector<std::uint64_t> d = demand_for(o, file, n);
-  vpcat::PlanOptions po;
-  po.latency_us = o.latency_us;
-  vpcat::Plan plan;
-  if (const vpcat::PlanStatus s = planner.plan(vpcat::Demand::dense(d.data(), n), po, plan); !s.ok()) {
-    if (file) throw file->refusal(s);
-    throw InputError("--workload", 0, s.message());
-  }
-  // Judged on the job's view of the cluster (the rest idle changes no time).
-  const sim::JobView job = sim::job_view(topo, subset);
-  sim::Demand ranks(n);
-  for (std::uint32_t s = 0; s < n; ++s)
-    for (std::uint32_t t = 0; t < n; ++t)
-      if (s != t) ranks.set(s, t, static_cast<double>(d[std::size_t{s} * n + t]));
-  sim::BoundOptions bo;
-  bo.latency_us = o.latency_us;
-  const sim::LowerBound bound = sim::lower_bound(job.topology, ranks, bo);
-  sim::SimOptions so;
-  so.latency_us = o.latency_us;
-  const sim::SimResult run =
-      sim::simulate(job.topology, sim::view_schedule(job, sim::plan_schedule(topo, planner, plan)), so);
+  const std::vector<std::uint64_t> d = demand_for(o, file, subset.gpu_count());
+  const PlacementScore s =
+      score_placement(view, topo, subset, d, o.latency_us, o.file, [&](const vpcat::PlanStatus& refusal) {
+        if (file) throw file->refusal(refusal);
+        throw InputError("--workload", 0, refusal.message());
+      });
   Placement p;
   p.text = gpus.empty() ? nodes : gpus;
   p.gpus = cli::subset_gpu_list(subset);
-  p.gpu_count = n;
-  p.node_count = subset.node_count();
-  p.bound_us = bound.time_us;
-  p.cut = bound.cut.name;
-  p.planned_us = run.time_us;
-  p.expected_us = plan.expected_us();
-  p.steps = plan.step_count();
+  p.gpu_count = s.gpu_count;
+  p.node_count = s.node_count;
+  p.bound_us = s.bound_us;
+  p.cut = s.cut;
+  p.planned_us = s.planned_us;
+  p.expected_us = s.expected_us;
+  p.steps = s.steps;
   return p;
 }
 

@@ -119,4 +119,24 @@ Catalog rebuild_catalog(const std::string& topology_path, const std::string& clu
   return build_catalog(in, r.search, canonical_options(r));
 }
 
+vp::Topology rebuild_node(const std::string& topology_path, const std::string& format, const std::string& options) {
+  check_options(options);
+  AnalysisRequest recorded;
+  try {
+    apply_options(recorded, options);
+  } catch (const UsageError& e) {
+    bad_options(options, e.what());
+  }
+  AnalysisRequest r;  // one node: only the capacity overrides carry over
+  r.input = topology_path;
+  r.format = format;
+  r.sets = recorded.sets;
+  LoadedInput in = load_input(r);
+  if (in.topology.nodes.size() != 1)
+    throw InputError(in.origin, 0,
+                     fmt::format("describes a cluster of {} nodes; give the topology of one node",
+                                 in.topology.nodes.size()));
+  return std::move(in.topology);
+}
+
 }  // namespace vp::catalog

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "vp/catalog/catalog.hpp"
+#include "vp/topology/topology.hpp"
 
 namespace vp::catalog {
 
@@ -32,5 +33,17 @@ class RecordedOptionsError : public std::runtime_error {
 //  * vp::UsageError when the recorded options cannot apply to these files
 //    (e.g. a --nodes shortcut with a topology that already is a cluster).
 Catalog rebuild_catalog(const std::string& topology_path, const std::string& cluster_path, const std::string& options);
+
+// The one node `vp-catalog validate --probe` compares with its node type:
+// the topology file `topology_path` read in `format` (auto, hwloc, nccl,
+// nvidia-smi, json), or this machine probed with hwloc when the path is
+// empty, imported with the capacity overrides recorded in `options` (its
+// set.KEY entries; the cluster shortcuts and the recorded format describe
+// the catalog's own input, not this one). Canonical and finalized, as the
+// analysis sees a node. Throws RecordedOptionsError as rebuild_catalog does,
+// vp::InputError for an unreadable or malformed file, a machine without GPU
+// ("local machine": no GPU found) or a file that describes several nodes,
+// and vp::UsageError for an unknown format.
+vp::Topology rebuild_node(const std::string& topology_path, const std::string& format, const std::string& options);
 
 }  // namespace vp::catalog
