@@ -24,15 +24,18 @@ TEST_CASE("vp-catalog inspect: the summary keys of vp-analyze, then the file's l
   for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
   CHECK(keys == std::vector<std::string>{"gpus", "nodes", "node_types", "cluster_automorphism_group_order",
                                          "channel_orbits", "channels_represented", "catalog_bytes", "file",
-                                         "format_version", "min_reader_version", "writer_version", "sections",
-                                         "warnings"});
+                                         "format_version", "min_reader_version", "writer_version", "node_groups",
+                                         "sections", "warnings"});
   CHECK(j["gpus"] == 16);
   CHECK(j["node_types"][0] == vp::catalog::Json::parse(R"({"name": "quad", "gpus": 4,
       "automorphism_group_order": "8", "gpu_orbits": 1, "local_pattern_orbits": 3, "local_patterns": "7"})"));
   CHECK(j["sections"].size() == 14);
   CHECK(j["sections"][7]["name"] == "patterns");
+  CHECK(j["node_groups"] == vp::catalog::Json::parse(
+                                R"([{"node_type": "quad", "count": 4, "names": "gpu[001-004]", "first_gpu": 0}])"));
   const vp::test::RunResult text = run(kTool + " inspect " + sample());
   CHECK(text.exit_code == 0);
+  CHECK(text.out.find("\nnodes gpu[001-004] (4 of type quad, GPUs 0-15)\n") != std::string::npos);
   CHECK(text.out.rfind(sample() + ": 4632 bytes, format 1.0 (readers of 1.0 or later), written by version ", 0) == 0);
 }
 

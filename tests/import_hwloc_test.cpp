@@ -318,9 +318,10 @@ TEST_CASE("hwloc: sockets are joined pairwise; bridges and sockets forward at th
   CHECK(uplinks == std::vector<double>{48, 72, 48, 48, 48, 48, 48, 48});
 }
 
-TEST_CASE("hwloc: the node type defaults to the file stem") {
+TEST_CASE("hwloc: the node is named after the XML's HostName (else node0), its type after the file stem") {
   Topology t = import_fixture("hwloc-power8gpudistances.xml");
-  CHECK(t.nodes == std::vector<NodeInfo>{{"node0", "hwloc-power8gpudistances"}});
+  CHECK(t.nodes == std::vector<NodeInfo>{{"drac-12.grenoble.grid5000.fr", "hwloc-power8gpudistances"}});
+  CHECK(import_fixture("nixl-g6.48xl-topo.xml").nodes == std::vector<NodeInfo>{{"node0", "nixl-g6.48xl-topo"}});
   ImportOptions opts;
   opts.node_type = "power8-4g";
   CHECK(import_hwloc_xml(hwloc_fixture("hwloc-power8gpudistances.xml"), opts).nodes[0].type == "power8-4g");

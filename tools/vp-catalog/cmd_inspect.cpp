@@ -53,6 +53,54 @@ std::vector<std::string> warning_lines(const vpcat::CatalogView& v) {
   return out;
 }
 
+// The node names as a group stores them (a host list expression), cut
+// after about kNamesShown characters in the text output.
+constexpr std::size_t kNamesShown = 160;
+
+// Whether every name is a generated one (node0, node1, ...): the analyzer
+// knew no host names.
+bool generic_names(const vpcat::CatalogView& v) {
+  for (std::uint32_t g = 0; g < v.node_group_count(); ++g) {
+    std::string_view names = v.node_group(g).names;
+    while (!names.empty()) {
+      const std::size_t end = std::min(names.find(','), names.size());
+      const std::string_view n = names.substr(0, end);
+      if (n.size() < 5 || n.substr(0, 4) != "node" ||
+          n.find_first_not_of("0123456789", 4) != std::string_view::npos)
+        return false;
+      names.remove_prefix(std::min(end + 1, names.size()));
+    }
+  }
+  return true;
+}
+
+catalog::Json node_groups_json(const vpcat::CatalogView& v) {
+  catalog::Json out = catalog::Json::array();
+  for (std::uint32_t g = 0; g < v.node_group_count(); ++g) {
+    const vpcat::NodeGroupView group = v.node_group(g);
+    out.push_back({{"node_type", printable(std::string(v.node_type(group.node_type).name()))},
+                   {"count", group.count},
+                   {"names", printable(std::string(group.names))},
+                   {"first_gpu", group.first_gpu}});
+  }
+  return out;
+}
+
+void print_nodes(const vpcat::CatalogView& v) {
+  for (std::uint32_t g = 0; g < v.node_group_count(); ++g) {
+    const vpcat::NodeGroupView group = v.node_group(g);
+    std::string names = printable_line(std::string(group.names));
+    if (names.size() > kNamesShown) names = names.substr(0, kNamesShown) + "... (--json lists them all)";
+    const std::uint64_t gpus = std::uint64_t{group.count} * v.node_type(group.node_type).gpu_count();
+    fmt::print("nodes {} ({} of type {}, GPUs {}-{})\n", names, group.count,
+               printable_line(std::string(v.node_type(group.node_type).name())), group.first_gpu,
+               group.first_gpu + gpus - 1);
+  }
+  if (generic_names(v))
+    fmt::print("node names: generated (node0, ...), not host names: the runtime maps ranks by host name, so set "
+               "VPCAT_RANK_MAP, or rebuild with vp-analyze --hostname NAME / --hosts LIST (docs/mpi.md)\n");
+}
+
 void print_text(const InspectOptions& o, const vpcat::CatalogView& v, const catalog::Summary& s) {
   const vpcat::Layout& l = v.layout();
   fmt::print("{}: {} bytes, format {}.{} (readers of {}.{} or later), written by version {}.{}.{}\n", printable_line(input_name(o.file)),
@@ -68,6 +116,7 @@ void print_text(const InspectOptions& o, const vpcat::CatalogView& v, const cata
   }
   fmt::print("\n{} GPUs on {} nodes; cluster group order {}\n", s.gpus, s.nodes,
              catalog::readable_decimal(s.cluster_automorphism_group_order));
+  print_nodes(v);
   for (const catalog::NodeTypeSummary& t : s.node_types)
     fmt::print("node type {}: {} GPUs, group order {}, {} GPU orbits, {} local pattern orbits representing {}\n",
                t.name, t.gpus, catalog::readable_decimal(t.automorphism_group_order), t.gpu_orbits,
@@ -93,6 +142,7 @@ int run(const InspectOptions& o) {
   j["format_version"] = fmt::format("{}.{}", l.format_major, l.format_minor);
   j["min_reader_version"] = fmt::format("{}.{}", l.format_major, l.min_reader_minor);
   j["writer_version"] = fmt::format("{}.{}.{}", l.writer_major, l.writer_minor, l.writer_patch);
+  j["node_groups"] = node_groups_json(v);
   j["sections"] = sections_json(v);
   j["warnings"] = warning_lines(v);
   fmt::print("{}\n", j.dump(2));
@@ -103,10 +153,11 @@ int run(const InspectOptions& o) {
 
 Runner setup_inspect(CLI::App& app) {
   auto o = std::make_shared<InspectOptions>();
-  CLI::App* cmd = app.add_subcommand("inspect", "Print the header, the sections and the catalog summary");
+  CLI::App* cmd = app.add_subcommand("inspect", "Print the header, the sections, the nodes' names and the catalog summary");
   cmd->add_option("FILE,--catalog", o->file, "The .vpcat file")->required();
   cmd->add_flag("--json", o->json,
-                "Print JSON: the keys of `vp-analyze --summary json`, then file, versions and sections");
+                "Print JSON: the keys of `vp-analyze --summary json`, then file, versions, node groups (their host "
+                "names) and sections");
   return [o] { return run(*o); };
 }
 

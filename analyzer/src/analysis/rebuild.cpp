@@ -89,6 +89,12 @@ void check_options(const std::string& options) {
     } else if (key == "format") {
       if (value != "auto" && value != "hwloc" && value != "nccl" && value != "nvidia-smi" && value != "json")
         out_of_range("auto, hwloc, nccl, nvidia-smi or json");
+    } else if (key == "hosts") {
+      try {
+        expand_hostlist(value, "");
+      } catch (const InputError& e) {
+        bad_options(options, fmt::format("hosts={}: {}", value, e.reason()));
+      }
     } else if (key.rfind("set.", 0) == 0) {
       if (!number(value, &x)) out_of_range("a finite number");
       try {

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <system_error>
 
@@ -134,6 +135,25 @@ void apply_measured(const AnalysisRequest& r, Topology& node) {
   apply_measurements(node, ms, orbits);
 }
 
+// The host names --hostname / --hosts give, checked: none twice, as many as
+// --nodes when both are given. Empty without either.
+std::vector<std::string> requested_hosts(const AnalysisRequest& r) {
+  if (r.hosts.empty()) return {};
+  std::vector<std::string> names;
+  try {
+    names = expand_hostlist(r.hosts, "");
+  } catch (const InputError& e) {
+    throw UsageError(fmt::format("--hosts {}: {}", printable_line(r.hosts), e.reason()));
+  }
+  std::set<std::string> seen;
+  for (const std::string& n : names)
+    if (!seen.insert(n).second) throw UsageError(fmt::format("--hosts {}: host {} twice", printable_line(r.hosts), n));
+  if (r.nodes != 0 && names.size() != r.nodes)
+    throw UsageError(fmt::format("--hosts {} names {} hosts, --nodes {} nodes (one name per node)",
+                                 printable_line(r.hosts), names.size(), r.nodes));
+  return names;
+}
+
 }  // namespace
 
 ClusterSpec cluster_spec_from_topology(const Topology& t) {
@@ -165,6 +185,10 @@ LoadedInput load_input(const AnalysisRequest& r) {
     return *node;
   };
   LoadedInput in;
+  const std::vector<std::string> hosts = requested_hosts(r);
+  if (!hosts.empty() && (!r.input_dir.empty() || !r.cluster.empty()))
+    throw UsageError("--hostname/--hosts name the nodes of --input or this machine (with or without --nodes); a "
+                     "cluster description and --input-dir name their own");
   if (!r.measured.empty() && (!r.input_dir.empty() || !r.cluster.empty()))
     throw UsageError("--measured applies to one node type (--input or this machine, with or without --nodes); "
                      "drop --input-dir/--cluster");
@@ -188,6 +212,9 @@ LoadedInput load_input(const AnalysisRequest& r) {
                                    node->nodes.size()));
     if (!r.measured.empty())
       throw UsageError(fmt::format("--measured applies to one node type; {} describes a cluster of {} nodes", r.input,
+                                   node->nodes.size()));
+    if (!hosts.empty())
+      throw UsageError(fmt::format("{} already names its {} nodes; drop --hostname/--hosts", r.input,
                                    node->nodes.size()));
     in.cluster = cluster_spec_from_topology(*node);
     for (const NodeTypeSpec& type : in.cluster.node_types)
@@ -226,16 +253,20 @@ LoadedInput load_input(const AnalysisRequest& r) {
   if (!fabric) throw UsageError(fmt::format("--fabric {}: unknown fabric", r.fabric));
   Topology& single = read_node();
   if (!r.measured.empty()) apply_measured(r, single);
-  if (r.nodes <= 1) {
+  const std::uint32_t count = r.nodes != 0 ? r.nodes : std::max<std::uint32_t>(1, static_cast<std::uint32_t>(hosts.size()));
+  if (count <= 1) {
     if (std::string why = node_type_violation(single.nodes.empty() ? in.origin : single.nodes.front().type, single); !why.empty())
       throw InputError(in.origin, 0, why);
+    if (!hosts.empty() && !single.nodes.empty()) single.nodes.front().name = hosts.front();
     in.cluster = cluster_from_shortcut(single, 1, FabricKind::none, 0, 1.0);
+    in.cluster.nodes.front().name = single.nodes.empty() ? "node0" : single.nodes.front().name;
     in.topology = std::move(single);
   } else {
-    const std::uint64_t components = std::uint64_t{r.nodes} * single.components.size();
-    if (std::string why = cluster_size_violation(r.nodes, components); !why.empty())
-      throw UsageError(fmt::format("--nodes {}: {}", r.nodes, why));
-    in.cluster = cluster_from_shortcut(single, r.nodes, *fabric, r.leaf_size, r.oversubscription);
+    const std::uint64_t components = std::uint64_t{count} * single.components.size();
+    if (std::string why = cluster_size_violation(count, components); !why.empty())
+      throw UsageError(fmt::format("{}: {}", r.nodes != 0 ? fmt::format("--nodes {}", r.nodes) : "--hosts " + r.hosts, why));
+    in.cluster = cluster_from_shortcut(single, count, *fabric, r.leaf_size, r.oversubscription);
+    for (std::size_t i = 0; i < hosts.size(); ++i) in.cluster.nodes[i].name = hosts[i];
     in.topology = expand_cluster(in.cluster);
   }
   return in;
@@ -250,6 +281,7 @@ std::string canonical_options(const AnalysisRequest& r) {
     if (r.fabric != "single_switch") kv["oversubscription"] = fmt::format("{:g}", r.oversubscription);
   }
   if (r.format != "auto") kv["format"] = r.format;
+  if (!r.hosts.empty()) kv["hosts"] = r.hosts;
   CapacityDefaults d = build_defaults(r);
   for (const std::string& key : d.overridden) kv["set." + key] = fmt::format("{:.17g}", d.entries().at(key));
   kv["pattern_budget"] = std::to_string(r.search.max_search_nodes);
@@ -269,6 +301,7 @@ void apply_options(AnalysisRequest& r, const std::string& text) {
     else if (key == "leaf_size") r.leaf_size = static_cast<std::uint32_t>(parse_number(value, key));
     else if (key == "oversubscription") r.oversubscription = parse_number(value, key);
     else if (key == "format") r.format = value;
+    else if (key == "hosts") r.hosts = value;
     else if (key == "pattern_budget") r.search.max_search_nodes = static_cast<std::uint64_t>(parse_number(value, key));
     else if (key.rfind("set.", 0) == 0) r.sets.push_back(key.substr(4) + "=" + value);
     else throw UsageError(fmt::format("option {}: unknown key", key));

@@ -241,7 +241,7 @@ FabricInfo source_fabric(const catalog::Catalog& c) {
 // The source's options text less the keys of vp-analyze's --nodes shortcut,
 // which described the source's nodes and fabric.
 std::string resized_options(const std::string& options) {
-  static const std::set<std::string> cluster_keys = {"fabric", "leaf_size", "nodes", "oversubscription"};
+  static const std::set<std::string> cluster_keys = {"fabric", "hosts", "leaf_size", "nodes", "oversubscription"};
   std::string out;
   std::size_t start = 0;
   while (start <= options.size() && !options.empty()) {

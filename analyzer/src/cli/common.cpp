@@ -8,6 +8,7 @@
 
 #include "vp/base/messages.hpp"
 #include "vp/base/errors.hpp"
+#include "vp/topology/cluster.hpp"
 
 namespace vp::cli {
 
@@ -17,7 +18,7 @@ void add_input_options(CLI::App& app, AnalysisRequest& r) {
   // --probe only documents the default: no --input means probing.
   auto* probe = app.add_flag("--probe", r.probe, "Probe this machine with hwloc (the default without --input)");
   input->excludes(probe);
-  app.add_option("--input-dir", r.input_dir, "One topology file per host (HOST.xml / HOST.json): nodes named by "
+  auto* input_dir = app.add_option("--input-dir", r.input_dir, "One topology file per host (HOST.xml / HOST.json): nodes named by "
                  "host, grouped into node types by content, on one switch (docs/mpi.md)")->excludes(input, probe);
   app.add_option("--format", r.format, "Input format: auto, hwloc, nccl, nvidia-smi, json (default: detected)")
       ->check(CLI::IsMember({"auto", "hwloc", "nccl", "nvidia-smi", "json"}));
@@ -28,6 +29,20 @@ void add_input_options(CLI::App& app, AnalysisRequest& r) {
   auto* nodes = app.add_option("--nodes", r.nodes, "Shortcut: this many nodes of the input's node type")
                     ->check(CLI::Range(1u, 1000000u));
   nodes->excludes(cluster);
+  auto* hostname =
+      app.add_option("--hostname", r.hosts,
+                     "Name the node NAME, the host name the runtime finds it by (default: this machine's name when "
+                     "probing, hwloc's HostName for an hwloc XML input, else node0)")
+          ->check([](const std::string& v) {
+            return is_host_name(v) ? std::string()
+                                   : "not a host name (letters, digits, '-', '.' and '_'): " + printable_line(v);
+          });
+  auto* hosts = app.add_option("--hosts", r.hosts,
+                               "Name the nodes by a host list (\"gpu[01-04]\"), in order: one node per name, or as "
+                               "many names as --nodes (default: node0, node1, ...)")
+                    ->excludes(hostname);
+  hostname->excludes(cluster);
+  hosts->excludes(cluster);
   app.add_option("--fabric", r.fabric, "Shortcut fabric: single_switch, rail or leaf_spine")
       ->check(CLI::IsMember({"single_switch", "rail", "leaf_spine"}))
       ->needs(nodes);
@@ -37,6 +52,8 @@ void add_input_options(CLI::App& app, AnalysisRequest& r) {
   app.add_option("--oversubscription", r.oversubscription, "Shortcut rail/leaf_spine: downlink/uplink ratio")
       ->needs(nodes)
       ->check(CLI::Range(1.0, 1000.0));
+  hostname->excludes(input_dir);
+  hosts->excludes(input_dir);
   app.add_option("--set", r.sets,
                  "Override a default capacity: KEY=VALUE (e.g. pcie.gen4=22, inter_socket.amd=30, "
                  "root_complex_p2p_factor=0.5); repeatable");

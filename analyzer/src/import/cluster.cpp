@@ -540,6 +540,10 @@ class FabricBuilder {
 
 }  // namespace
 
+bool is_host_name(std::string_view name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), is_host_char);
+}
+
 std::vector<std::string> expand_hostlist(std::string_view expr, const std::string& origin) {
   return HostlistParser(expr, origin).parse();
 }

@@ -56,8 +56,10 @@
 #include "hwloc_backend.hpp"
 #include "pci_address.hpp"
 #include "pci_classify.hpp"
+#include "vp/base/errors.hpp"
 #include "vp/base/input_file.hpp"
 #include "vp/import/import.hpp"
+#include "vp/topology/cluster.hpp"
 #include "vp/topology/errors.hpp"
 
 namespace vp {
@@ -643,15 +645,42 @@ bool has_gpu(const Topology& t) {
                      [](const Component& c) { return c.kind == ComponentKind::gpu; });
 }
 
+// The host name an hwloc topology records (the root object's HostName info
+// attribute, which lstopo writes), or "" when it has none or one that is
+// not a host name (then *warning says so).
+std::string recorded_host_name(hwloc_topology_t topo, std::string* warning) {
+  const std::string_view name = info(hwloc_get_root_obj(topo), "HostName");
+  if (name.empty()) return {};
+  if (!is_host_name(name)) {
+    *warning = fmt::format("HostName \"{}\" is not a host name (letters, digits, '-', '.' and '_'): the node is "
+                           "named node0 (name it with --hostname)",
+                           printable_line(std::string(name)));
+    return {};
+  }
+  return std::string(name);
+}
+
+// This machine's name (gethostname), or "" when it has none that is a host name.
+std::string this_host_name() {
+  char name[256] = {0};
+  if (gethostname(name, sizeof name - 1) != 0 || !is_host_name(name)) return {};
+  return name;
+}
+
 // The whole import of a loaded hwloc topology. `where` names the input in
 // errors ("local machine" for a probe).
+// The node is named after its host: this machine's name for a probe, else
+// the HostName the file records, else node0.
 Topology import_loaded(hwloc_topology_t topo, const ImportOptions& opts, const std::string& where,
                        const std::string& node_type) {
   check_bridge_types(topo, where);
   check_pci_addresses(topo, where);
+  std::string host_warning;
+  std::string host = where == kLocalMachine ? this_host_name() : std::string();
+  if (host.empty()) host = recorded_host_name(topo, &host_warning);
   Topology t;
   t.defaults = opts.defaults;
-  t.nodes.push_back(NodeInfo{"node0", node_type});
+  t.nodes.push_back(NodeInfo{host.empty() ? "node0" : host, node_type});
   Builder builder(topo, opts.defaults, t);
   builder.add_sockets();
   IoWalker walker;
@@ -673,6 +702,7 @@ Topology import_loaded(hwloc_topology_t topo, const ImportOptions& opts, const s
   }
   builder.set_socket_forwarding();
   t.warnings = builder.warnings();
+  if (!host_warning.empty()) t.warnings.push_back(host_warning);
   canonicalize(t, where);
   return t;
 }

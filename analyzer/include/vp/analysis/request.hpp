@@ -26,6 +26,10 @@ struct AnalysisRequest {
   std::string fabric = "single_switch";
   std::uint32_t leaf_size = 8;
   double oversubscription = 1.0;
+  // Host names of the nodes (--hostname NAME, --hosts LIST): a host list
+  // naming the single node or the shortcut's nodes in order; empty = the
+  // input's own (hwloc's HostName, this machine's name), else node0...
+  std::string hosts;
   std::vector<std::string> sets;  // KEY=VALUE default-table overrides, in order
   std::string defaults_file;      // JSON file of overrides
   // Measurement files (nvbandwidth -j, p2pBandwidthLatencyTest): capacities

@@ -72,6 +72,10 @@ std::string node_type_violation(const std::string& name, const Topology& node);
 // 1,000,000 names.
 std::vector<std::string> expand_hostlist(std::string_view expr, const std::string& origin);
 
+// Whether `name` is a host name as host lists and catalogs take them: not
+// empty, letters, digits, '-', '.' and '_' only.
+bool is_host_name(std::string_view name);
+
 // Load a cluster description. Node types that give no "input" use
 // `default_node_type` (the topology of --input); an "input" path is relative
 // to the description's folder.
