@@ -1,6 +1,7 @@
 #include "rank_map.hpp"
 
 #include <cerrno>
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 
@@ -139,6 +140,24 @@ bool parse_rank_map(const std::string& text, const std::vector<CatalogNode>& nod
   return true;
 }
 
+namespace {
+
+// "a, b, c, ..." of the first three names.
+std::string some_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size() && i < 3; ++i) out += (i ? ", " : "") + names[i];
+  if (names.size() > 3) out += ", ...";
+  return out;
+}
+
+// node0, node1, ...: what the analyzer names nodes when it knows no host.
+bool generated_name(const std::string& name) {
+  return name.size() > 4 && name.compare(0, 4, "node") == 0 &&
+         name.find_first_not_of("0123456789", 4) == std::string::npos;
+}
+
+}  // namespace
+
 bool map_by_host(const std::vector<RankInfo>& ranks, const std::vector<CatalogNode>& nodes,
                  std::vector<std::int64_t>* gpus, std::string* error) {
   gpus->assign(ranks.size(), -1);
@@ -147,6 +166,24 @@ bool map_by_host(const std::vector<RankInfo>& ranks, const std::vector<CatalogNo
     exact.emplace(nodes[n].name, n);
     shortn.emplace(short_name(nodes[n].name), n);
   }
+  // A catalog that names none of the job's hosts was built for other hosts
+  // (or without host names): say that, not which rank failed first.
+  std::vector<std::string> hosts, node_names;
+  bool any = false, generated = !nodes.empty();
+  for (const RankInfo& ri : ranks) {
+    if (exact.count(ri.host) || shortn.count(short_name(ri.host))) any = true;
+    if (std::find(hosts.begin(), hosts.end(), ri.host) == hosts.end()) hosts.push_back(ri.host);
+  }
+  for (const CatalogNode& n : nodes) node_names.push_back(n.name), generated = generated && generated_name(n.name);
+  if (!any && !ranks.empty())
+    return *error = "the catalog's node names match none of the job's hosts: its " + std::to_string(nodes.size()) +
+                    " nodes are " + some_names(node_names) + ", the job's " + std::to_string(hosts.size()) +
+                    (hosts.size() == 1 ? " host is " : " hosts are ") + some_names(hosts) +
+                    (generated ? " (the catalog has generated names, not host names: rebuild it with vp-analyze "
+                                 "--hostname NAME or --hosts LIST"
+                               : " (a catalog of another cluster? rebuild it for these hosts") +
+                    ", or set VPCAT_RANK_MAP to map ranks explicitly)",
+           false;
   std::map<std::string, int> seen;  // host -> ranks so far: the local rank
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     const RankInfo& ri = ranks[r];
@@ -193,6 +230,18 @@ bool map_by_host(const std::vector<RankInfo>& ranks, const std::vector<CatalogNo
     (*gpus)[r] = static_cast<std::int64_t>(node.first_gpu + g);
   }
   return true;
+}
+
+std::string format_rank_map(const std::vector<std::int64_t>& gpus) {
+  std::string out;
+  for (std::size_t i = 0; i < gpus.size();) {
+    std::size_t j = i;
+    while (j + 1 < gpus.size() && gpus[j + 1] == gpus[j] + 1) ++j;
+    out += (out.empty() ? "" : ",") + std::to_string(gpus[i]);
+    if (j > i) out += "-" + std::to_string(gpus[j]);
+    i = j + 1;
+  }
+  return out;
 }
 
 bool check_map(const std::vector<std::int64_t>& gpus, std::uint64_t gpu_count, std::string* error) {

@@ -37,6 +37,10 @@ bool parse_rank_map(const std::string& text, const std::vector<CatalogNode>& nod
 bool map_by_host(const std::vector<RankInfo>& ranks, const std::vector<CatalogNode>& nodes,
                  std::vector<std::int64_t>* gpus, std::string* error);
 
+// A map as VPCAT_RANK_MAP text, runs of consecutive GPUs as ranges:
+// {0,1,2,3,8,9} -> "0-3,8-9" (parse_rank_map reads it back).
+std::string format_rank_map(const std::vector<std::int64_t>& gpus);
+
 // Every GPU below gpu_count, none twice; false and *error otherwise.
 bool check_map(const std::vector<std::int64_t>& gpus, std::uint64_t gpu_count, std::string* error);
 

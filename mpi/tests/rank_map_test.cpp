@@ -96,3 +96,34 @@ TEST_CASE("check_map: two ranks on one GPU") {
   CHECK_FALSE(check_map({0, 1, 0}, 8, &error));
   CHECK(error == "ranks 0 and 2 both map to GPU 0");
 }
+
+TEST_CASE("by host: a catalog that names none of the job's hosts") {
+  auto nodes = two_nodes();
+  const std::vector<RankInfo> ranks = {{"a01", "", ""}, {"a01", "", ""}, {"a02", "", ""}};
+  std::vector<std::int64_t> g;
+  std::string error;
+  CHECK_FALSE(map_by_host(ranks, nodes, &g, &error));
+  CHECK(error == "the catalog's node names match none of the job's hosts: its 2 nodes are gpu01, gpu02, the job's 2 "
+                 "hosts are a01, a02 (a catalog of another cluster? rebuild it for these hosts, or set "
+                 "VPCAT_RANK_MAP to map ranks explicitly)");
+  nodes[0].name = "node0", nodes[1].name = "node1";  // vp-analyze without host names
+  CHECK_FALSE(map_by_host({{"a01", "", ""}}, nodes, &g, &error));
+  CHECK(error == "the catalog's node names match none of the job's hosts: its 2 nodes are node0, node1, the job's 1 "
+                 "host is a01 (the catalog has generated names, not host names: rebuild it with vp-analyze "
+                 "--hostname NAME or --hosts LIST, or set VPCAT_RANK_MAP to map ranks explicitly)");
+  // One host in the catalog is enough to blame the rank that is not.
+  CHECK_FALSE(map_by_host({{"gpu01", "", ""}, {"a01", "", ""}}, two_nodes(), &g, &error));
+  CHECK(error.rfind("rank 1 (host \"a01\"): host not among", 0) == 0);
+}
+
+TEST_CASE("format_rank_map: runs as ranges, read back by parse_rank_map") {
+  CHECK(format_rank_map({0, 1, 2, 3, 8, 9}) == "0-3,8-9");
+  CHECK(format_rank_map({9, 2, 3, 14, 15, 0}) == "9,2-3,14-15,0");
+  CHECK(format_rank_map({5}) == "5");
+  CHECK(format_rank_map({}) == "");
+  const std::vector<std::int64_t> map = {4, 5, 6, 7, 0, 2, 1, 3};
+  std::vector<std::int64_t> back;
+  std::string error;
+  REQUIRE(parse_rank_map(format_rank_map(map), two_nodes(), 8, 8, &back, &error));
+  CHECK(back == map);
+}

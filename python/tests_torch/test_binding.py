@@ -52,8 +52,14 @@ def test_rank_map_explicit_and_by_host(cat):
     assert vpcat._map_ranks(cat, infos) == [8, 9, 10]
     assert vpcat._map_ranks(cat, [("gpu03.cluster", "CUDA_VISIBLE_DEVICES", "5")]) == [21]
     assert vpcat._map_ranks(cat, infos, "8-9,0") == [8, 9, 0]
-    with pytest.raises(ValueError, match="host not among the catalog's 4 node names"):
-        vpcat._map_ranks(cat, [("login1", "", "")])
+    with pytest.raises(ValueError, match="rank 1 .host \"login1\".: host not among the catalog's 4 node names"):
+        vpcat._map_ranks(cat, [("gpu01", "", ""), ("login1", "", "")])
+    # A catalog of other hosts (or without host names): refused as such,
+    # unless the rank map is given.
+    with pytest.raises(ValueError, match="the catalog's node names match none of the job's hosts: its 4 nodes are "
+                                         "gpu01, gpu02, gpu03, ..., the job's 2 hosts are login1, login2"):
+        vpcat._map_ranks(cat, [("login1", "", ""), ("login2", "", "")])
+    assert vpcat._map_ranks(cat, [("login1", "", ""), ("login2", "", "")], "0,1") == [0, 1]
     with pytest.raises(ValueError, match="both map to GPU 3"):
         vpcat._map_ranks(cat, infos, "3,3,4")
     with pytest.raises(ValueError, match="one rank per GPU"):

@@ -173,7 +173,7 @@ def fallback_cases(me, world):
     said = [w for w in caught if "vpcat.torch" in str(w.message)]
     assert len(said) == (1 if me == 0 else 0), [str(w.message) for w in said]
     if me == 0:
-        assert "login9" in str(said[0].message) and "not among the catalog" in str(said[0].message), str(said[0].message)
+        assert "login9" in str(said[0].message) and "match none of the job's hosts" in str(said[0].message), str(said[0].message)
     ctx = vt._context(None)
     assert ctx.reason is not None and vt.stats()["fallbacks"] == 2
     # The backend without all_to_all_single, and without batching: the fan-out.
