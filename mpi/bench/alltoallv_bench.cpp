@@ -6,6 +6,12 @@
 //   mpirun -n N vpcat_mpi_bench CATALOG [--min-size B] [--max-size B]
 //          [--iterations K] [--warmup W] [--pattern uniform|skewed]
 //          [--plan every|root|both]
+//   mpirun -n N vpcat_mpi_bench CATALOG --first-call [--warm-up] [--min-size B] [--iterations K]
+//
+// --first-call: nothing else before it, so MPI's own first messages are in
+// it; the catalog's opening, vpcat_mpi_init and (--warm-up) vpcat_mpi_warm_up
+// timed, then VarioPath's first call (--min-size bytes per pair, skewed or
+// not) against the median of the K calls after it.
 //
 // Sizes are the mean bytes per (sender, receiver) pair; "skewed" sends 8x
 // the mean to one hot rank (rotating per call) and less to the others.
@@ -30,6 +36,7 @@ struct Args {
   int iterations = 50, warmup = 5;
   bool skewed = false;
   std::string plan = "both";
+  bool first_call = false, warm_up = false;
 };
 
 double pct(std::vector<double> v, double p) {
@@ -50,6 +57,58 @@ void counts_for(int rank, int size, long mean, bool skewed, int call, std::vecto
   for (int j = 0; j < size; ++j) (*sc)[j] = bytes(rank, j), (*rc)[j] = bytes(j, rank);
 }
 
+// The slowest rank's value.
+double slowest(double mine) {
+  double all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return all;
+}
+
+// --first-call: what a program's first VarioPath call costs against later ones.
+int first_call(const Args& a, vpcat_catalog* cat, double open_us, int rank, int size) {
+  vpcat_mpi_options opt = vpcat_mpi_options_default();
+  if (a.plan == "root") opt.plan_mode = VPCAT_MPI_PLAN_ROOT;
+  vpcat_mpi_ctx* ctx = nullptr;
+  vpcat_mpi_error err;
+  double t0 = MPI_Wtime();
+  if (vpcat_mpi_init(cat, MPI_COMM_WORLD, &opt, &ctx, &err) != VPCAT_MPI_OK) {
+    if (rank == 0) std::fprintf(stderr, "%s\n", err.message);
+    return 1;
+  }
+  const double init_us = slowest((MPI_Wtime() - t0) * 1e6);
+  double warm_us = 0;
+  if (a.warm_up) {
+    t0 = MPI_Wtime();
+    vpcat_mpi_warm_up(ctx);
+    warm_us = slowest((MPI_Wtime() - t0) * 1e6);
+  }
+  std::vector<int> sc(size), rc(size), sd(size), rd(size);
+  std::vector<double> t;
+  for (int it = 0; it <= a.iterations; ++it) {
+    counts_for(rank, size, a.min_size, a.skewed, it, &sc, &rc);
+    int stotal = 0, rtotal = 0;
+    for (int j = 0; j < size; ++j) sd[j] = stotal, stotal += sc[j], rd[j] = rtotal, rtotal += rc[j];
+    std::vector<char> sbuf(static_cast<std::size_t>(stotal) + 1, 1), rbuf(static_cast<std::size_t>(rtotal) + 1);
+    PMPI_Barrier(MPI_COMM_WORLD);
+    t0 = MPI_Wtime();
+    vpcat_mpi_alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_BYTE, rbuf.data(), rc.data(), rd.data(), MPI_BYTE, ctx);
+    t.push_back(slowest((MPI_Wtime() - t0) * 1e6));
+  }
+  if (rank == 0) {
+    const double later = pct(std::vector<double>(t.begin() + 1, t.end()), .5);
+    std::printf("# vpcat_mpi_bench --first-call: %d ranks, catalog %s, %ld bytes per pair (%s), times in us (slowest "
+                "rank)\n",
+                size, a.catalog, a.min_size, a.skewed ? "skewed" : "uniform");
+    char warm[32] = "none";
+    if (a.warm_up) std::snprintf(warm, sizeof warm, "%.1f", warm_us);
+    std::printf("catalog open %.1f (rank 0), vpcat_mpi_init %.1f, warm-up %s\n", open_us, init_us, warm);
+    std::printf("first call %.1f, later calls p50 %.1f (%d calls), first / later %.2f\n", t[0], later, a.iterations,
+                later > 0 ? t[0] / later : 0.0);
+  }
+  vpcat_mpi_finalize(&ctx);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -67,20 +126,29 @@ int main(int argc, char** argv) {
     else if (s == "--warmup") a.warmup = std::atoi(next());
     else if (s == "--pattern") a.skewed = std::strcmp(next(), "skewed") == 0;
     else if (s == "--plan") a.plan = next();
+    else if (s == "--first-call") a.first_call = true;
+    else if (s == "--warm-up") a.warm_up = true;
     else a.catalog = argv[i];
   }
   if (!a.catalog || a.iterations < 1 || a.min_size < 1 || a.max_size < a.min_size) {
     if (rank == 0) std::fprintf(stderr, "usage: vpcat_mpi_bench CATALOG [--min-size B] [--max-size B] [--iterations K] "
-                                        "[--warmup W] [--pattern uniform|skewed] [--plan every|root|both]\n");
+                                        "[--warmup W] [--pattern uniform|skewed] [--plan every|root|both] [--first-call [--warm-up]]\n");
     MPI_Finalize();
     return 1;
   }
   vpcat_catalog* cat = nullptr;
   vpcat_error cerr;
+  const double open_t0 = MPI_Wtime();
   if (vpcat_catalog_open_file(a.catalog, nullptr, &cat, &cerr) != VPCAT_OK) {
     if (rank == 0) std::fprintf(stderr, "%s\n", cerr.message);
     MPI_Finalize();
     return 2;
+  }
+  if (a.first_call) {
+    const int rc = first_call(a, cat, (MPI_Wtime() - open_t0) * 1e6, rank, size);
+    vpcat_catalog_destroy(cat);
+    MPI_Finalize();
+    return rc;
   }
   std::vector<int> modes;
   if (a.plan != "root") modes.push_back(VPCAT_MPI_PLAN_EVERY_RANK);

@@ -29,7 +29,9 @@
  * Two ranks on one GPU, a host that is not in the catalog, more ranks than
  * GPUs: the catalog does not fit (VPCAT_MPI_E_MISMATCH), the same message on
  * every rank. With allow_fallback, init succeeds instead and every call is
- * MPI_Alltoallv (PMPI_Alltoallv); rank 0 says so once on stderr.
+ * MPI_Alltoallv (PMPI_Alltoallv); rank 0 says so once on stderr. With
+ * strict, nothing falls back: init fails, and so does a call that cannot
+ * be planned.
  *
  * Internal messages travel on a duplicate of the communicator, through the
  * PMPI_ entry points (so the PMPI interposer libvpcat_pmpi.so can use this
@@ -83,7 +85,9 @@ typedef struct vpcat_mpi_options {
   uint32_t plan_mode;      /* VPCAT_MPI_PLAN_* */
   uint32_t check_plans;    /* 1: every call compares a digest of the plan across ranks (tests; one allreduce) */
   uint32_t quiet;          /* 1: rank 0 does not print the fallback notice */
-  uint32_t reserved;       /* must be 0 */
+  uint32_t strict;         /* 1: never fall back: a catalog that does not fit fails init (allow_fallback is
+                              ignored) and a call whose plan cannot be made or run returns MPI_ERR_OTHER
+                              (its reason in vpcat_mpi_get_stats().fallback_reason); was `reserved`, 0 */
   const char* rank_map;    /* NULL: VPCAT_RANK_MAP if set, else by host (above) */
   vpcat_plan_options plan; /* the planner's options */
 } vpcat_mpi_options;
@@ -110,6 +114,14 @@ VPCAT_MPI_API int vpcat_mpi_init(const vpcat_catalog* catalog, MPI_Comm comm, co
 VPCAT_MPI_API int vpcat_mpi_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                                       MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                                       const int rdispls[], MPI_Datatype recvtype, vpcat_mpi_ctx* ctx);
+
+/* Collective: two AlltoAllv through the context (1 byte, then 64 KiB to
+ * every other rank), not counted in the statistics, so that what a first
+ * call would set up (the plan's and the executor's buffers, MPI's
+ * connections between the ranks and its large-message protocol) is set up
+ * now. MPI_SUCCESS or an MPI error code; a
+ * context in fallback does nothing. */
+VPCAT_MPI_API int vpcat_mpi_warm_up(vpcat_mpi_ctx* ctx);
 
 /* Collective: frees the context and its communicator; *ctx becomes NULL. */
 VPCAT_MPI_API void vpcat_mpi_finalize(vpcat_mpi_ctx** ctx);

@@ -56,6 +56,7 @@ namespace {
 constexpr int kTag = 0x5643;  // "VC"; on our own communicator
 constexpr std::size_t kHostField = 256, kVarField = 32, kValueField = 224, kInfoSize = kHostField + kVarField + kValueField;
 constexpr std::size_t kMaxPlanSamples = 1u << 20;
+constexpr int kWarmUpLargeBytes = 64 * 1024;  // per pair, vpcat_mpi_warm_up's second exchange
 
 void set_error(vpcat_mpi_error* err, int code, const char* fmt, ...) {
   if (!err) return;
@@ -129,10 +130,12 @@ bool catalog_nodes(const vpcat_catalog* cat, std::vector<CatalogNode>* nodes, st
   return true;
 }
 
+// VPCAT_MPI_PLAN: every (or unset) or root; 0 for another value.
 int env_plan_mode() {
   const char* v = std::getenv("VPCAT_MPI_PLAN");
-  if (v && std::strcmp(v, "root") == 0) return VPCAT_MPI_PLAN_ROOT;
-  return VPCAT_MPI_PLAN_EVERY_RANK;
+  if (!v || !*v || std::strcmp(v, "every") == 0) return VPCAT_MPI_PLAN_EVERY_RANK;
+  if (std::strcmp(v, "root") == 0) return VPCAT_MPI_PLAN_ROOT;
+  return 0;
 }
 
 // A string as rank 0 has it, on every rank.
@@ -316,8 +319,9 @@ int share_plan(vpcat_mpi_ctx* ctx, bool ok, const std::string& root_why, bool* p
 int fallback_call(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                   void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                   vpcat_mpi_ctx* ctx, const std::string& why) {
-  ++ctx->stats.fallbacks;
   if (ctx->first_call_reason.empty()) ctx->first_call_reason = why;
+  if (ctx->options.strict) return MPI_ERR_OTHER;  // strict: no plain MPI behind our back
+  ++ctx->stats.fallbacks;
   return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, ctx->comm);
 }
 
@@ -339,10 +343,17 @@ int vpcat_mpi_init(const vpcat_catalog* catalog, MPI_Comm comm, const vpcat_mpi_
   if (!out) return set_error(err, VPCAT_MPI_E_INVALID_ARGUMENT, "vpcat_mpi_init: ctx is NULL"), VPCAT_MPI_E_INVALID_ARGUMENT;
   *out = nullptr;
   vpcat_mpi_options opt = options ? *options : vpcat_mpi_options_default();
-  if (!catalog || comm == MPI_COMM_NULL || opt.struct_size != sizeof opt || opt.reserved != 0)
+  if (!catalog || comm == MPI_COMM_NULL || opt.struct_size != sizeof opt || opt.strict > 1)
     return set_error(err, VPCAT_MPI_E_INVALID_ARGUMENT,
                      "vpcat_mpi_init: %s", !catalog ? "catalog is NULL" : comm == MPI_COMM_NULL ? "comm is MPI_COMM_NULL"
-                                                                       : "options: wrong struct_size or reserved != 0 (start from vpcat_mpi_options_default())"),
+                                                                       : "options: wrong struct_size or strict > 1 (start from vpcat_mpi_options_default())"),
+           VPCAT_MPI_E_INVALID_ARGUMENT;
+  const int mode = opt.plan_mode == VPCAT_MPI_PLAN_DEFAULT ? env_plan_mode() : static_cast<int>(opt.plan_mode);
+  if (mode != VPCAT_MPI_PLAN_EVERY_RANK && mode != VPCAT_MPI_PLAN_ROOT)
+    return set_error(err, VPCAT_MPI_E_INVALID_ARGUMENT, "vpcat_mpi_init: %s",
+                     opt.plan_mode == VPCAT_MPI_PLAN_DEFAULT
+                         ? "VPCAT_MPI_PLAN: want every (every rank plans) or root (rank 0 plans and broadcasts)"
+                         : "options.plan_mode: not a VPCAT_MPI_PLAN_* value"),
            VPCAT_MPI_E_INVALID_ARGUMENT;
   // A NIC loopback is a route this executor cannot force: MPI chooses its
   // own transport between ranks of one host (docs/planner.md "NIC loopback").
@@ -358,7 +369,7 @@ int vpcat_mpi_init(const vpcat_catalog* catalog, MPI_Comm comm, const vpcat_mpi_
            VPCAT_MPI_E_INVALID_ARGUMENT;
   auto* ctx = new vpcat_mpi_ctx;
   ctx->options = opt;
-  ctx->plan_mode = opt.plan_mode == VPCAT_MPI_PLAN_DEFAULT ? env_plan_mode() : static_cast<int>(opt.plan_mode);
+  ctx->plan_mode = mode;
   if (int rc = PMPI_Comm_dup(comm, &ctx->comm); rc != MPI_SUCCESS) {
     delete ctx;
     return set_error(err, VPCAT_MPI_E_MPI, "vpcat_mpi_init: MPI_Comm_dup: %s", mpi_error_string(rc).c_str()),
@@ -400,7 +411,7 @@ int vpcat_mpi_init(const vpcat_catalog* catalog, MPI_Comm comm, const vpcat_mpi_
     PMPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, first_failing, ctx->comm);
     why.resize(n);
     if (n) PMPI_Bcast(why.data(), static_cast<int>(n), MPI_CHAR, first_failing, ctx->comm);
-    if (!opt.allow_fallback) {
+    if (!opt.allow_fallback || opt.strict) {
       set_error(err, shared_code, "vpcat_mpi_init: %s", why.c_str());
       free_ctx(ctx);
       return shared_code;
@@ -542,6 +553,31 @@ int vpcat_mpi_alltoallv(const void* sendbuf, const int sendcounts[], const int s
   if (ctx->plan_samples.size() < kMaxPlanSamples) ctx->plan_samples.push_back(t2 - t1);
   ctx->stats.plan_us_max = std::max(ctx->stats.plan_us_max, t2 - t1);
   return MPI_SUCCESS;
+}
+
+int vpcat_mpi_warm_up(vpcat_mpi_ctx* ctx) {
+  if (!ctx) return MPI_ERR_ARG;
+  if (ctx->fallback) return MPI_SUCCESS;
+  const vpcat_mpi_stats stats = ctx->stats;
+  const std::size_t samples = ctx->plan_samples.size();
+  const std::string reason = ctx->first_call_reason;
+  const std::size_t n = static_cast<std::size_t>(ctx->size);
+  int rc = MPI_SUCCESS;
+  // A small message and one past MPI's eager limits (its large-message
+  // protocol has its own first-use setup).
+  for (int bytes : {1, kWarmUpLargeBytes}) {
+    std::vector<int> counts(n, bytes), displs(n);
+    counts[static_cast<std::size_t>(ctx->rank)] = 0;
+    for (std::size_t j = 0; j < n; ++j) displs[j] = static_cast<int>(j) * bytes;
+    std::vector<char> sbuf(n * static_cast<std::size_t>(bytes), 0), rbuf(n * static_cast<std::size_t>(bytes), 0);
+    rc = vpcat_mpi_alltoallv(sbuf.data(), counts.data(), displs.data(), MPI_BYTE, rbuf.data(), counts.data(),
+                             displs.data(), MPI_BYTE, ctx);
+    if (rc != MPI_SUCCESS) break;
+  }
+  ctx->stats = stats;  // not a call of the program's
+  ctx->plan_samples.resize(samples);
+  ctx->first_call_reason = reason;
+  return rc;
 }
 
 void vpcat_mpi_finalize(vpcat_mpi_ctx** ctx) {

@@ -3,6 +3,7 @@
 #   c1x8.vpcat   one 8-GPU node (pcie-gen4-2s4sw8g), node name "vp-mpi-test"
 #   c2x8.vpcat   two of them on one switch (vp-mpi[1-2])
 #   host8.vpcat  one 8-GPU node named after this machine's host name (mapping by host)
+#   named8.vpcat one 8-GPU node named by vp-analyze --hostname vp-named-host (VPCAT_HOSTNAME fakes it)
 #   usage: make_catalogs.sh VP_ANALYZE FIXTURES_DIR OUT
 set -euo pipefail
 analyze=$1 fixtures=$2 out=$3
@@ -22,4 +23,5 @@ cluster "$(hostname)" none "$out/host8.cluster.json"
 for c in c1x8 c2x8 host8; do
   "$analyze" --input "$topo" --cluster "$out/$c.cluster.json" --out "$out/$c.vpcat" > "$out/$c.log"
 done
-echo "catalogs in $out: c1x8.vpcat c2x8.vpcat host8.vpcat"
+"$analyze" --input "$topo" --hostname vp-named-host --out "$out/named8.vpcat" > "$out/named8.log"
+echo "catalogs in $out: c1x8.vpcat c2x8.vpcat host8.vpcat named8.vpcat"
