@@ -19,7 +19,8 @@ Same meaning and argument order as torch.distributed.all_to_all_single
 Where the catalog does not fit the group (no VPCAT_CATALOG, more ranks than
 GPUs, a host not in the catalog, a planner error) the call runs on torch's
 own all_to_all_single instead (an isend/irecv fan-out where the backend has
-none), said once per group by a warning on its rank 0. docs/engines.md.
+none), said once per group by a warning on its rank 0; with VPCAT_STRICT=1
+(rank 0's value) every rank raises RuntimeError instead. docs/engines.md.
 
 Loaded by `vpcat.torch` (the compiled module imports it on first use only).
 """
@@ -250,10 +251,14 @@ class _Context:
             if os.environ.get(v):
                 var, value = v, os.environ[v]
                 break
-        mine = (host, var, value, os.environ.get("VPCAT_CATALOG"), os.environ.get("VPCAT_RANK_MAP"))
+        mine = (host, var, value, os.environ.get("VPCAT_CATALOG"), os.environ.get("VPCAT_RANK_MAP"),
+                os.environ.get("VPCAT_STRICT"))
         infos = [None] * self.size
         dist.all_gather_object(infos, mine, group=self.group)
-        path, rank_map = infos[0][3], infos[0][4]
+        path, rank_map, strict = infos[0][3], infos[0][4], infos[0][5]
+        if strict not in (None, "", "0", "1"):
+            raise ValueError('vpcat.torch: VPCAT_STRICT="%s": want 0 or 1' % strict)
+        self.strict = strict == "1"
         reason = None
         gpus = None
         if not path:
@@ -282,7 +287,11 @@ class _Context:
         self.gpu_of_rank = gpus  # catalog GPU of every rank (None when falling back)
 
     def say_fallback_once(self, reason):
-        """Count a call on torch's collective; rank 0 warns on the group's first."""
+        """Count a call on torch's collective; rank 0 warns on the group's first.
+        VPCAT_STRICT=1: raise instead (on every rank: the reason is the group's)."""
+        if self.strict:
+            raise RuntimeError("vpcat.torch: all_to_all_single cannot run through VarioPath (VPCAT_STRICT=1, no "
+                               "fallback to torch.distributed): %s" % reason)
         self.stats.fallbacks += 1
         self.stats.fallback_reason = reason
         if not self.warned:

@@ -12,6 +12,11 @@ def test_sixteen_ranks_on_four_nodes_and_subgroups():
     workers.spawn(workers.sixteen, 16, env)
 
 
+def test_strict_refuses_instead_of_falling_back():
+    env = {"VPCAT_CATALOG": str(SWITCH4), "VPCAT_HOSTNAME": "login9", "VPCAT_STRICT": "1"}
+    workers.spawn(workers.strict_refusal, 2, env)
+
+
 def test_fallback_and_relays():
     # A host the catalog lacks: torch's own collective, said once.
     env = {"VPCAT_CATALOG": str(SWITCH4), "VPCAT_HOSTNAME": "login9"}

@@ -259,6 +259,19 @@ def with_catalog(catalog, rank):
             "CUDA_VISIBLE_DEVICES": str(rank % 4)}
 
 
+def strict_refusal(me, world):
+    """VPCAT_STRICT=1 and a catalog of other hosts: every rank raises, naming why."""
+    import vpcat
+    x = torch.arange(world, dtype=torch.float32)
+    try:
+        vpcat.torch.all_to_all_single(torch.empty(world), x)
+    except RuntimeError as e:
+        assert "VPCAT_STRICT=1, no fallback to torch.distributed" in str(e), str(e)
+        assert "match none of the job's hosts" in str(e) and "login9" in str(e), str(e)
+    else:
+        raise AssertionError("rank %d: no error under VPCAT_STRICT=1" % me)
+
+
 def fallback_and_relays(me, world):
     fallback_cases(me, world)
     relay_cases(me, world)
