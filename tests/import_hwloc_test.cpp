@@ -327,6 +327,22 @@ TEST_CASE("hwloc: the node is named after the XML's HostName (else node0), its t
   CHECK(import_hwloc_xml(hwloc_fixture("hwloc-power8gpudistances.xml"), opts).nodes[0].type == "power8-4g");
 }
 
+TEST_CASE("hwloc: a HostName that is no host name leaves node0 and says so") {
+  std::string xml = slurp(hwloc_fixture("hwloc-24em64t-2n6c2t-pci.xml"));
+  const std::string name = R"(name="HostName" value="mirage004")";
+  const auto at = xml.find(name);
+  REQUIRE(at != std::string::npos);
+  xml.replace(at, name.size(), R"(name="HostName" value="mirage 004;")");
+  test::TempDir dir;
+  Topology t = import_hwloc_xml(dir.write("badhost.xml", xml), ImportOptions{});
+  CHECK(t.nodes == std::vector<NodeInfo>{{"node0", "badhost"}});
+  bool said = false;
+  for (const std::string& w : t.warnings)
+    said = said || w == "HostName \"mirage 004;\" is not a host name (letters, digits, '-', '.' and '_'): the node "
+                        "is named node0 (name it with --hostname)";
+  CHECK(said);
+}
+
 TEST_CASE("hwloc: XML v1 (hwloc 1.x) loads too") {
   // Two sockets (v1 "Socket" under NUMANode), one Tesla P40 each.
   const std::string xml = R"(<?xml version="1.0" encoding="UTF-8"?>
