@@ -79,6 +79,8 @@ vpcat_mpi_ctx* context(MPI_Comm comm) {
   vpcat_mpi_error err;
   vpcat_mpi_options opt = vpcat_mpi_options_default();
   opt.allow_fallback = 1;
+  // VPCAT_CHANNELS_ONLY=1: plans of channel steps only (PlanOptions::channels_only).
+  if (const char* v = std::getenv("VPCAT_CHANNELS_ONLY"); v && std::strcmp(v, "1") == 0) opt.plan.channels_only = 1;
   if (all_opened) {
     if (vpcat_mpi_init(s.catalog, comm, &opt, &ctx, &err) != VPCAT_MPI_OK) ctx = nullptr;
   }
