@@ -417,6 +417,26 @@ TEST_CASE("the channel plan is kept when it beats the shared step") {
   CHECK(chosen.step(chosen.step_count() - 1).shared == 0);
 }
 
+TEST_CASE("default plans keep to max_steps: shifted steps only in groupings that fit, else the shared step") {
+  // Uniform and MoE demands at 1 KiB and 1 MiB per pair on 4 nodes (32 GPUs:
+  // 31 shifts) under the calibrated table, where shifted steps are chosen.
+  Platform& p = mut(platform("4n-switch"));
+  CheckOptions co;
+  co.allow_shared = true;
+  for (const Matrix& d : {uniform(p.gpus, 1 << 10), uniform(p.gpus, 1 << 20), zipf_moe(p.gpus, 1.2, 5)}) {
+    for (std::uint32_t limit : {1u, 2u, 3u, 10u, 100u}) {
+      vpcat::PlanOptions o;
+      o.max_steps = limit;
+      vpcat::Plan plan;
+      const vpcat::PlanStatus s = p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), o, plan);
+      INFO("max_steps " << limit);
+      REQUIRE_MESSAGE(s.ok(), s.message());
+      CHECK(plan.step_count() <= limit);
+      CHECK(check_plan(p, d, plan, co) == "");
+    }
+  }
+}
+
 TEST_CASE("at the step limit, channel steps end in the shared step instead of failing (allow_shared)") {
   Platform& p = mut(platform("4n-switch"));
   const Matrix d = zipf_moe(p.gpus, 1.0, 5);

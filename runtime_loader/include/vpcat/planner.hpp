@@ -236,6 +236,7 @@ class Planner {
     if (!options.channels_only) {
       const std::uint32_t n = gpu_count();
       for (std::uint32_t group = 1; group == 1 || group + 1 < n; group *= detail::ShiftedSteps::kGroupFactor) {
+        if ((n - 1 + group - 1) / group > options.max_steps) continue;  // more steps than allowed
         const double us = detail::ShiftedSteps::expected_us(model_, resources_, estimator_, greedy_.remaining(),
                                                             options.latency_us,
                                                             shifted_us < shared_us ? shifted_us : shared_us, group);
