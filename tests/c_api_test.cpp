@@ -875,6 +875,7 @@ TEST_CASE("planner: dense, double and sparse demands give the C++ plans") {
   CHECK(d.allow_shared == (ref.allow_shared ? 1u : 0u));
   CHECK(d.replay == (ref.replay ? 1u : 0u));
   CHECK(d.nic_loopback == (ref.nic_loopback ? 1u : 0u));
+  CHECK(d.channels_only == (ref.channels_only ? 1u : 0u));
   vpcat_plan_options o = d;
   o.latency_us = 20;
   o.min_step_latencies = 1;
@@ -885,15 +886,23 @@ TEST_CASE("planner: dense, double and sparse demands give the C++ plans") {
   REQUIRE(cpp_planner.plan(vpcat::Demand::dense(demand.data(), n), co, cpp).ok());
   REQUIRE(vpcat_planner_plan_dense_u64(c.planner, demand.data(), n, &o, c.plan, &err) == VPCAT_OK);
   check_same(c, cpp_planner, cpp, demand, n);
-  for (const std::uint32_t allow_shared : {0u, 1u}) {
-    o.allow_shared = allow_shared;
-    co.allow_shared = allow_shared != 0;
-    REQUIRE(cpp_planner.plan(vpcat::Demand::dense(demand.data(), n), co, cpp).ok());
-    REQUIRE(vpcat_planner_plan_dense_u64(c.planner, demand.data(), n, &o, c.plan, &err) == VPCAT_OK);
-    check_same(c, cpp_planner, cpp, demand, n);
-    if (allow_shared == 0)
-      for (std::size_t i = 0; i < cpp.step_count(); ++i) CHECK((cpp.step(i).ports == 1 && cpp.step(i).shared == 0));
+  for (const std::uint32_t channels_only : {0u, 1u}) {
+    for (const std::uint32_t allow_shared : {0u, 1u}) {
+      o.channels_only = channels_only;
+      co.channels_only = channels_only != 0;
+      o.allow_shared = allow_shared;
+      co.allow_shared = allow_shared != 0;
+      REQUIRE(cpp_planner.plan(vpcat::Demand::dense(demand.data(), n), co, cpp).ok());
+      REQUIRE(vpcat_planner_plan_dense_u64(c.planner, demand.data(), n, &o, c.plan, &err) == VPCAT_OK);
+      check_same(c, cpp_planner, cpp, demand, n);
+      if (channels_only == 1 && allow_shared == 0)
+        for (std::size_t i = 0; i < cpp.step_count(); ++i) CHECK((cpp.step(i).ports == 1 && cpp.step(i).shared == 0));
+    }
   }
+  o.channels_only = 2;  // a flag is 0 or 1
+  CHECK(vpcat_planner_plan_dense_u64(c.planner, demand.data(), n, &o, c.plan, &err) == VPCAT_E_INVALID_ARGUMENT);
+  CHECK(std::string(err.message).find("options->channels_only is 2: must be 0 or 1") != std::string::npos);
+  o.channels_only = 0;
 
   // A uniform demand (balanced: with allow_shared the planner would choose its shared step).
   std::vector<std::uint64_t> uniform(demand.size(), 1 << 20);
@@ -967,6 +976,7 @@ TEST_CASE("planner: bad demands and options get the C++ status and message, and 
         "options.chunk_align_bytes: invalid plan option (0: must be at least 1)");
   o = vpcat_plan_options_default();
   o.max_steps = 1;
+  o.channels_only = 1;  // channel steps only: the limit is an error (by default the shared step fits in one)
   CHECK(vpcat_planner_plan_dense_u64(c.planner, demand.data(), n, &o, c.plan, &err) == VPCAT_E_STEP_LIMIT);
   CHECK(err.code == VPCAT_E_STEP_LIMIT);
   check_empty(c.plan);

@@ -70,8 +70,12 @@ def main():
             # The flow bound's fields, for one call and for a sequence.
             "flow": ["--workload", "uniform:bytes=65536", "--schedulers", "fanout", "--flow-bound"],
             "flow_drift": ["--workload", "drift:calls=2,tokens=64", "--schedulers", "fanout", "--flow-bound"],
-            # A plan that ends with (or is) the shared step: its bytes.
-            "shared": ["--workload", "uniform:bytes=65536", "--schedulers", "variopath", "--allow-shared"],
+            # A plan that ends with (or is) the shared step: its bytes (with
+            # --channels-only --allow-shared, the shape of earlier versions).
+            "shared": ["--workload", "uniform:bytes=65536", "--schedulers", "variopath", "--channels-only",
+                       "--allow-shared", "--machine-model", "ideal"],
+            # Channel steps only: no shared bytes.
+            "channels": ["--workload", "uniform:bytes=65536", "--schedulers", "variopath", "--channels-only"],
         }
         for name, demand in files.items():
             path = os.path.join(tmp, name + ".json")
@@ -112,8 +116,11 @@ def main():
             if name == "shared" and not (shared and shared <= doc["total_bytes"]):
                 print(f"{name}: shared_bytes {shared} is not in (0, total_bytes {doc['total_bytes']}]")
                 failures += 1
-            if name != "shared" and shared is not None:
-                print(f"{name}: shared_bytes {shared} without --allow-shared")
+            if name == "channels" and shared is not None:
+                print(f"{name}: shared_bytes {shared} with --channels-only")
+                failures += 1
+            if shared is not None and not 0 < shared <= doc.get("total_bytes", shared):
+                print(f"{name}: shared_bytes {shared} is not in (0, total_bytes]")
                 failures += 1
             print(f"{name}: {len(results)} schedulers, {'ok' if not errors else 'INVALID'}")
         # The schema must reject what vp-sim must never print.

@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -120,25 +121,69 @@ TEST_CASE("vp-plan: sparse entries, text summary, options") {
   CHECK(plan["total_bytes"] == 0);
 }
 
-TEST_CASE("vp-plan: channel steps by default, a shared step only with --allow-shared") {
+TEST_CASE("vp-plan: the fastest candidate by default, channel steps with --channels-only, --allow-shared with it") {
   Files f;
   const std::string d = dense_json(uniform(32, 1 << 20), 32);
-  for (const char* flags : {"--json", "--json --one-port", "--json --allow-shared"}) {
-    const RunResult r = f.plan(d, flags);
-    INFO(flags);
+  struct Case {
+    const char* flags;
+    bool channels_only, allow_shared;
+    const char* model;
+  };
+  for (const Case c : {Case{"--json", false, false, "default"}, Case{"--json --channels-only", true, false, "default"},
+                       Case{"--json --one-port", true, false, "default"},
+                       Case{"--json --channels-only --allow-shared --machine-model ideal", true, true, "ideal"},
+                       Case{"--json --machine-model ideal", false, false, "ideal"}}) {
+    const RunResult r = f.plan(d, c.flags);
+    INFO(c.flags);
     REQUIRE_MESSAGE(r.exit_code == 0, r.err);
     const nlohmann::json plan = nlohmann::json::parse(r.out);
-    const bool allow = std::string(flags).find("allow") != std::string::npos;
-    CHECK(plan["options"]["allow_shared"] == allow);
+    CHECK(plan["options"]["channels_only"] == c.channels_only);
+    CHECK(plan["options"]["allow_shared"] == c.allow_shared);
+    CHECK(plan["options"]["machine_model"] == c.model);
     std::size_t shared = 0;
     for (const auto& step : plan["steps"]) {
       shared += step["shared"].get<bool>();
       if (!step["shared"].get<bool>()) CHECK(step["ports"] == 1);
     }
-    CHECK(shared == (allow ? 1u : 0u));  // a uniform demand on one switch: fan-out is expected shorter
+    // A uniform demand on one switch: lossless fan-out is expected shorter
+    // than channel steps (docs/planner.md "Plan shapes").
+    if (c.channels_only) CHECK(shared == (c.allow_shared ? 1u : 0u));
+    if (std::string(c.model) == "ideal") CHECK(shared > 0);
   }
   const RunResult both = f.plan(d, "--one-port --allow-shared");
   CHECK(both.exit_code == 1);
+  const RunResult missing = f.plan(d, "--machine-model /nonexistent/table.json");
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.find("/nonexistent/table.json") != std::string::npos);
+}
+
+TEST_CASE("vp-plan --channels-only reproduces the channel plans of the version before, bit for bit") {
+  // fixtures/plans/channels-only: plans printed by vp-plan --json at 2d5e53c,
+  // when channel steps were the default.
+  std::ifstream cases(vp::test::fixture("plans/channels-only/cases.txt"));
+  REQUIRE(cases.good());
+  std::string line;
+  int checked = 0;
+  while (std::getline(cases, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream in(line);
+    std::string catalog, demand, golden;
+    REQUIRE(static_cast<bool>(in >> catalog >> demand >> golden));
+    INFO(line);
+    const std::string dir = vp::test::fixture("plans/channels-only/");
+    const RunResult r = vp::test::run(vp::test::shell_quote(kBin) + " --catalog " +
+                                      vp::test::shell_quote(vp::test::fixture("catalogs/" + catalog)) + " --demand " +
+                                      vp::test::shell_quote(dir + demand) + " --channels-only --json");
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    std::ifstream g(dir + golden);
+    const nlohmann::json want = nlohmann::json::parse(g);
+    const nlohmann::json got = nlohmann::json::parse(r.out);
+    CHECK(got["steps"] == want["steps"]);
+    CHECK(got["expected_us"] == want["expected_us"]);
+    CHECK(got["total_bytes"] == want["total_bytes"]);
+    ++checked;
+  }
+  CHECK(checked >= 5);
 }
 
 TEST_CASE("vp-plan --gpus / --nodes: a subset's plan, with gpu_map, delivering the demand in ranks") {

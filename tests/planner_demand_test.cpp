@@ -108,7 +108,7 @@ TEST_CASE("sparse entries that name no GPU") {
 TEST_CASE("bad options") {
   vpcat::Plan plan;
   const Matrix d = uniform(32, 100);
-  vpcat::PlanOptions o;
+  vpcat::PlanOptions o = vp::plantest::channels_only();
   o.latency_us = -1;
   expect(planner().plan(vpcat::Demand::dense(d.data(), 32), o, plan), vpcat::PlanError::bad_options,
          "options.latency_us: invalid plan option (-1: must be a finite number >= 0)");
@@ -133,7 +133,7 @@ TEST_CASE("bad options") {
 TEST_CASE("the step limit") {
   vpcat::Plan plan;
   const Matrix d = uniform(32, 1 << 20);
-  vpcat::PlanOptions o;
+  vpcat::PlanOptions o = vp::plantest::channels_only();
   o.max_steps = 3;
   const vpcat::PlanStatus s = planner().plan(vpcat::Demand::dense(d.data(), 32), o, plan);
   CHECK(s.code() == vpcat::PlanError::step_limit);
@@ -163,15 +163,15 @@ TEST_CASE("inter-node bytes need a NIC that carries GPU traffic") {
   Matrix d(std::size_t{p.gpus} * p.gpus, 0);
   d[1] = 100;  // GPU 0 -> GPU 1, same node
   d[std::size_t{9} * p.gpus + 12] = 5;  // node 1, intra
-  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, plan).ok());
+  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), vp::plantest::channels_only(), plan).ok());
   CHECK(check_plan(p, d, plan) == "");
   d[8] = 7;  // GPU 0 -> GPU 8, the first of node 1
-  expect(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, plan), vpcat::PlanError::unroutable,
+  expect(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), vp::plantest::channels_only(), plan), vpcat::PlanError::unroutable,
          "demand: demand cannot be routed (node 0 sends 7 bytes to other nodes but has no NIC that carries GPU "
          "traffic)");
   d[8] = 0;
   d[std::size_t{9} * p.gpus + 3] = 11;  // node 1 -> node 0
-  expect(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, plan), vpcat::PlanError::unroutable,
+  expect(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), vp::plantest::channels_only(), plan), vpcat::PlanError::unroutable,
          "demand: demand cannot be routed (node 0 receives 11 bytes from other nodes but has no NIC that carries "
          "GPU traffic)");
 }
@@ -180,7 +180,7 @@ TEST_CASE("NICs without GPUDirect RDMA are never used; the others serve every GP
   Platform& p = const_cast<Platform&>(platform("2n-half-gpudirect"));
   for (const Matrix& d : {uniform(p.gpus, 1 << 20), zipf_moe(p.gpus, 1.0, 2), hot_spot(p.gpus, 1 << 16, 13, 10.0)}) {
     vpcat::Plan plan;
-    REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, plan).ok());
+    REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), vp::plantest::channels_only(), plan).ok());
     CHECK(check_plan(p, d, plan) == "");
     for (std::size_t k = 0; k < plan.transfer_count(); ++k) {
       const vpcat::PlanTransfer& t = plan.transfers()[k];

@@ -134,7 +134,7 @@ std::string check_images(const Platform& p, const vpcat::Plan& plan) {
 }
 
 vpcat::Plan plan_of(const Platform& p, const Matrix& d, bool replay, bool loopback = false) {
-  vpcat::PlanOptions o;
+  vpcat::PlanOptions o = channels_only();
   o.replay = replay;
   o.nic_loopback = loopback;
   vpcat::Plan plan;

@@ -20,24 +20,31 @@ namespace {
 // plan through a mutable reference.
 Platform& mut(const Platform& p) { return const_cast<Platform&>(p); }
 
-// Every way: channel steps only (the default), and with allow_shared
-// (balanced demands then get the shared step); each with the replay (the
-// default) and with every step searched.
+// Every way: channel steps only (channels_only), with allow_shared too
+// (balanced demands then get the shared step, last), and the default (the
+// candidate expected fastest: sharing steps anywhere, each flagged); each
+// with the replay (the default) and with every step searched. `o` gives
+// the other options.
 void expect_correct(Platform& p, const Matrix& d, const vpcat::PlanOptions& o, const std::string& what,
                     const CheckOptions& c = {}) {
+  enum class Mode { channels, channels_shared, fastest };
   for (const bool replay : {true, false}) {
-    for (const bool shared : {false, true}) {
+    for (const Mode mode : {Mode::channels, Mode::channels_shared, Mode::fastest}) {
       vpcat::PlanOptions with = o;
-      with.allow_shared = shared;
+      with.channels_only = mode != Mode::fastest;
+      with.allow_shared = mode == Mode::channels_shared;
       with.replay = replay;
       CheckOptions co = c;
-      co.allow_shared = shared;
+      co.allow_shared = mode != Mode::channels;
+      co.shared_last_only = mode == Mode::channels_shared;
       vpcat::Plan plan;
       const vpcat::PlanStatus s = p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), with, plan);
-      INFO(p.name << ": " << what << (shared ? ", allow_shared" : "") << (replay ? "" : ", no replay"));
+      INFO(p.name << ": " << what
+                  << (mode == Mode::channels ? "" : mode == Mode::channels_shared ? ", allow_shared" : ", default")
+                  << (replay ? "" : ", no replay"));
       REQUIRE_MESSAGE(s.ok(), s.message());
       CHECK(check_plan(p, d, plan, co) == "");
-      if (!shared)
+      if (mode == Mode::channels)
         for (std::size_t i = 0; i < plan.step_count(); ++i)
           CHECK((plan.step(i).ports == 1 && plan.step(i).shared == 0));
     }
@@ -50,7 +57,7 @@ TEST_CASE("uniform demands on every platform") {
   for (const char* name : {"1n", "4n-switch", "16n-rail", "3n-rail-tight", "5n-leafspine-tight", "mixed-4n", "g6-3n"}) {
     const Platform& p = platform(name);
     for (std::uint64_t bytes : {std::uint64_t{1}, std::uint64_t{4096}, std::uint64_t{1} << 20, std::uint64_t{3} << 27})
-      expect_correct(mut(p), uniform(p.gpus, bytes), {}, "uniform " + std::to_string(bytes));
+      expect_correct(mut(p), uniform(p.gpus, bytes), channels_only(), "uniform " + std::to_string(bytes));
   }
 }
 
@@ -62,8 +69,8 @@ TEST_CASE("the 256-GPU leaf/spine platform") {
   const Platform& p = platform("32n-leafspine");
   CheckOptions c;
   c.max_route_checks = 3000;
-  expect_correct(mut(p), uniform(p.gpus, 1 << 20), {}, "uniform", c);
-  expect_correct(mut(p), zipf_moe(p.gpus, 1.2, 3, 256), {}, "zipf 1.2", c);
+  expect_correct(mut(p), uniform(p.gpus, 1 << 20), channels_only(), "uniform", c);
+  expect_correct(mut(p), zipf_moe(p.gpus, 1.2, 3, 256), channels_only(), "zipf 1.2", c);
 }
 
 TEST_CASE("random dense demands, with zeros") {
@@ -72,7 +79,7 @@ TEST_CASE("random dense demands, with zeros") {
     for (std::uint64_t seed = 1; seed <= property_seeds(12); ++seed) {
       const double zeros = static_cast<double>(seed % 4) * 0.3;
       const std::uint64_t max = seed % 3 == 0 ? 100 : seed % 3 == 1 ? (1 << 20) : (std::uint64_t{1} << 30);
-      expect_correct(mut(p), random_dense(p.gpus, max, zeros, seed), {}, "random seed " + std::to_string(seed));
+      expect_correct(mut(p), random_dense(p.gpus, max, zeros, seed), channels_only(), "random seed " + std::to_string(seed));
     }
   }
 }
@@ -91,9 +98,9 @@ TEST_CASE("hot spots and skewed nodes") {
   for (const char* name : {"1n", "4n-switch", "16n-rail", "3n-rail-tight", "5n-leafspine-tight", "mixed-4n", "g6-3n"}) {
     const Platform& p = platform(name);
     for (std::uint32_t hot : {0u, p.gpus / 2 + 1, p.gpus - 1})
-      expect_correct(mut(p), hot_spot(p.gpus, 1 << 18, hot, 10.0), {}, "hot spot " + std::to_string(hot));
+      expect_correct(mut(p), hot_spot(p.gpus, 1 << 18, hot, 10.0), channels_only(), "hot spot " + std::to_string(hot));
     for (std::uint64_t seed = 1; seed <= property_seeds(4); ++seed)
-      expect_correct(mut(p), skewed_nodes(p.gpus, 8, seed), {}, "skewed nodes seed " + std::to_string(seed));
+      expect_correct(mut(p), skewed_nodes(p.gpus, 8, seed), channels_only(), "skewed nodes seed " + std::to_string(seed));
   }
 }
 
@@ -115,7 +122,7 @@ TEST_CASE("sparse demands with repeated pairs and diagonal entries") {
     }
     vpcat::Plan plan;
     const vpcat::PlanStatus s =
-        mut(p).planner.plan(vpcat::Demand::sparse(entries.data(), entries.size(), p.gpus), {}, plan);
+        mut(p).planner.plan(vpcat::Demand::sparse(entries.data(), entries.size(), p.gpus), channels_only(), plan);
     INFO("round " << round);
     REQUIRE_MESSAGE(s.ok(), s.message());
     CHECK(check_plan(p, dense, plan) == "");
@@ -127,8 +134,8 @@ TEST_CASE("the double API gives the same plan as the integer one") {
   const Matrix d = zipf_moe(p.gpus, 1.0, 9);
   std::vector<double> f(d.begin(), d.end());
   vpcat::Plan a, b;
-  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, a).ok());
-  REQUIRE(p.planner.plan(vpcat::Demand::dense(f.data(), p.gpus), {}, b).ok());
+  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), channels_only(), a).ok());
+  REQUIRE(p.planner.plan(vpcat::Demand::dense(f.data(), p.gpus), channels_only(), b).ok());
   REQUIRE(a.transfer_count() == b.transfer_count());
   for (std::size_t i = 0; i < a.transfer_count(); ++i) {
     CHECK(a.transfers()[i].src == b.transfers()[i].src);
@@ -144,7 +151,7 @@ TEST_CASE("options: latency, step floor, chunk alignment and minimum") {
     for (double floor : {0.0, 10.0}) {
       for (std::uint64_t align : {std::uint64_t{1}, std::uint64_t{4096}}) {
         for (std::uint64_t min_chunk : {std::uint64_t{0}, std::uint64_t{1} << 20}) {
-          vpcat::PlanOptions o;
+          vpcat::PlanOptions o = channels_only();
           o.latency_us = latency;
           o.min_step_latencies = floor;
           o.chunk_align_bytes = align;
@@ -174,7 +181,7 @@ TEST_CASE("options: latency, step floor, chunk alignment and minimum") {
 TEST_CASE("a longer step floor gives fewer steps") {
   Platform& p = mut(platform("4n-switch"));
   const Matrix d = zipf_moe(p.gpus, 1.2, 4);
-  vpcat::PlanOptions fine, coarse;
+  vpcat::PlanOptions fine = channels_only(), coarse = channels_only();
   fine.min_step_latencies = 0;
   coarse.min_step_latencies = 100;
   vpcat::Plan a, b;
@@ -196,7 +203,7 @@ TEST_CASE("every step finishes an eighth of its payloads: random byte counts sta
       std::uniform_int_distribution<std::uint64_t> pick(1, 10000);
       for (std::size_t i = 0; i < d.size(); ++i) d[i] = i % (p.gpus + 1) == 0 ? 0 : pick(rng) * unit;
       vpcat::Plan plan;
-      REQUIRE(mut(p).planner.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, plan).ok());
+      REQUIRE(mut(p).planner.plan(vpcat::Demand::dense(d.data(), p.gpus), channels_only(), plan).ok());
       INFO(p.name << ", entries 1..10000 x " << unit << " bytes");
       CHECK(check_plan(p, d, plan) == "");
       Matrix left = d;
@@ -220,7 +227,7 @@ TEST_CASE("an all-zero demand is an empty plan") {
   Matrix d(std::size_t{p.gpus} * p.gpus, 0);
   for (std::uint32_t g = 0; g < p.gpus; ++g) d[std::size_t{g} * p.gpus + g] = 12345;  // diagonal only
   vpcat::Plan plan;
-  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, plan).ok());
+  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), channels_only(), plan).ok());
   CHECK(plan.step_count() == 0);
   CHECK(plan.transfer_count() == 0);
   CHECK(plan.total_bytes() == 0);
@@ -231,9 +238,9 @@ TEST_CASE("plans are deterministic and a Plan can be reused") {
   Platform& p = mut(platform("16n-rail"));
   const Matrix d1 = zipf_moe(p.gpus, 0.8, 1), d2 = uniform(p.gpus, 1 << 16);
   vpcat::Plan a, b;
-  REQUIRE(p.planner.plan(vpcat::Demand::dense(d1.data(), p.gpus), {}, a).ok());
-  REQUIRE(p.planner.plan(vpcat::Demand::dense(d2.data(), p.gpus), {}, b).ok());
-  REQUIRE(p.planner.plan(vpcat::Demand::dense(d1.data(), p.gpus), {}, b).ok());  // reuse b for d1
+  REQUIRE(p.planner.plan(vpcat::Demand::dense(d1.data(), p.gpus), channels_only(), a).ok());
+  REQUIRE(p.planner.plan(vpcat::Demand::dense(d2.data(), p.gpus), channels_only(), b).ok());
+  REQUIRE(p.planner.plan(vpcat::Demand::dense(d1.data(), p.gpus), channels_only(), b).ok());  // reuse b for d1
   REQUIRE(a.transfer_count() == b.transfer_count());
   REQUIRE(a.step_count() == b.step_count());
   for (std::size_t i = 0; i < a.transfer_count(); ++i) {
@@ -251,7 +258,7 @@ TEST_CASE("the checker catches what a wrong plan would do") {
   Platform& p = mut(platform("4n-switch"));
   const Matrix d = uniform(p.gpus, 1 << 20);
   vpcat::Plan plan;
-  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, plan).ok());
+  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), channels_only(), plan).ok());
   const std::vector<StepCopy> good = copy_steps(plan);
   REQUIRE(check_steps(p, d, good) == "");
   auto contains = [](const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; };
@@ -306,7 +313,7 @@ TEST_CASE("the checker catches what a wrong NIC loopback would do") {
   // bug in the intra-node fill could: each must be caught.
   Platform& p = mut(platform("h20-2n"));
   const Matrix d = uniform(p.gpus, 1 << 20);
-  vpcat::PlanOptions lb;
+  vpcat::PlanOptions lb = channels_only();
   lb.nic_loopback = true;
   vpcat::Plan plan;
   REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), lb, plan).ok());
@@ -358,7 +365,7 @@ TEST_CASE("every channel step lasts its expected time in the simulator") {
   for (const char* name : {"1n", "4n-switch", "mixed-4n", "g6-3n", "5n-leafspine-tight", "h20-2n"}) {
     Platform& p = mut(platform(name));
     for (const Matrix& d : {uniform(p.gpus, 1 << 20), zipf_moe(p.gpus, 1.0, 3), hot_spot(p.gpus, 1 << 18, 1, 10.0)}) {
-      vpcat::PlanOptions o;
+      vpcat::PlanOptions o = channels_only();
       o.latency_us = 0.0;
       o.nic_loopback = std::string(name) == "h20-2n";
       vpcat::Plan plan;
@@ -397,16 +404,37 @@ TEST_CASE("the channel plan is kept when it beats the shared step") {
   Matrix d(std::size_t{p.gpus} * p.gpus, 0);
   d[0 * p.gpus + 8] = 100'000'000;
   d[1 * p.gpus + 10] = 60'000'000;
-  vpcat::PlanOptions shared;
+  vpcat::PlanOptions shared = channels_only();
   shared.allow_shared = true;
   vpcat::Plan channels, chosen;
-  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, channels).ok());
+  REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), channels_only(), channels).ok());
   REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), shared, chosen).ok());
   CheckOptions co;
   co.allow_shared = true;
+  co.shared_last_only = true;
   CHECK(check_plan(p, d, chosen, co) == "");
   CHECK(chosen.expected_us() == doctest::Approx(channels.expected_us()));
   CHECK(chosen.step(chosen.step_count() - 1).shared == 0);
+}
+
+TEST_CASE("default plans keep to max_steps: shifted steps only in groupings that fit, else the shared step") {
+  // Uniform and MoE demands at 1 KiB and 1 MiB per pair on 4 nodes (32 GPUs:
+  // 31 shifts) under the calibrated table, where shifted steps are chosen.
+  Platform& p = mut(platform("4n-switch"));
+  CheckOptions co;
+  co.allow_shared = true;
+  for (const Matrix& d : {uniform(p.gpus, 1 << 10), uniform(p.gpus, 1 << 20), zipf_moe(p.gpus, 1.2, 5)}) {
+    for (std::uint32_t limit : {1u, 2u, 3u, 10u, 100u}) {
+      vpcat::PlanOptions o;
+      o.max_steps = limit;
+      vpcat::Plan plan;
+      const vpcat::PlanStatus s = p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), o, plan);
+      INFO("max_steps " << limit);
+      REQUIRE_MESSAGE(s.ok(), s.message());
+      CHECK(plan.step_count() <= limit);
+      CHECK(check_plan(p, d, plan, co) == "");
+    }
+  }
 }
 
 TEST_CASE("at the step limit, channel steps end in the shared step instead of failing (allow_shared)") {
@@ -414,8 +442,9 @@ TEST_CASE("at the step limit, channel steps end in the shared step instead of fa
   const Matrix d = zipf_moe(p.gpus, 1.0, 5);
   CheckOptions co;
   co.allow_shared = true;
+  co.shared_last_only = true;
   for (std::uint32_t limit : {1u, 2u, 3u, 10u}) {
-    vpcat::PlanOptions o;
+    vpcat::PlanOptions o = channels_only();
     o.max_steps = limit;
     o.allow_shared = true;
     vpcat::Plan plan;
@@ -437,7 +466,7 @@ TEST_CASE("NIC loopback: plans stay channels, the default never loops, and on H2
   // with GPUDirect on half their NICs loop through those only.
   for (const char* name : {"h20-2n", "4n-switch", "5n-leafspine-tight", "1n", "3n-rail-tight", "2n-half-gpudirect"}) {
     Platform& p = mut(platform(name));
-    vpcat::PlanOptions lb;
+    vpcat::PlanOptions lb = channels_only();
     lb.nic_loopback = true;
     for (const auto& [what, d] : std::vector<std::pair<std::string, Matrix>>{
              {"uniform", uniform(p.gpus, 1 << 20)},
@@ -447,7 +476,7 @@ TEST_CASE("NIC loopback: plans stay channels, the default never loops, and on H2
       expect_correct(p, d, lb, what + ", NIC loopback");
       vpcat::Plan with, without;
       REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), lb, with).ok());
-      REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, without).ok());
+      REQUIRE(p.planner.plan(vpcat::Demand::dense(d.data(), p.gpus), channels_only(), without).ok());
       CHECK(loopbacks(p.planner, without) == 0);
       const std::string nm = name;
       if (nm == "1n" || nm == "3n-rail-tight") CHECK(loopbacks(p.planner, with) == 0);
@@ -458,11 +487,12 @@ TEST_CASE("NIC loopback: plans stay channels, the default never loops, and on H2
   // by peer-to-peer alone, 1.21x with loopbacks (docs/planner.md).
   Platform& h20 = mut(platform("h20-2n"));
   const Matrix d = uniform(h20.gpus, 1 << 20);
-  vpcat::PlanOptions lb;
+  vpcat::PlanOptions lb = channels_only();
   lb.nic_loopback = true;
+  lb.machine = vpcat::MachineModel::ideal();  // the shared step below as lossless sharing
   vpcat::Plan with, without;
   REQUIRE(h20.planner.plan(vpcat::Demand::dense(d.data(), h20.gpus), lb, with).ok());
-  REQUIRE(h20.planner.plan(vpcat::Demand::dense(d.data(), h20.gpus), {}, without).ok());
+  REQUIRE(h20.planner.plan(vpcat::Demand::dense(d.data(), h20.gpus), channels_only(), without).ok());
   CHECK(with.expected_us() < 0.5 * without.expected_us());
   CHECK(with.expected_us() < 1.3 * with.bound_us());
   // With allow_shared too, the shared step sends the intra-node payloads
@@ -475,13 +505,15 @@ TEST_CASE("NIC loopback: plans stay channels, the default never loops, and on H2
   CHECK(with.expected_us() < 1.05 * with.bound_us());
   CheckOptions co;
   co.allow_shared = true;
+  co.shared_last_only = true;
   CHECK(check_plan(h20, d, with, co) == "");
   // ... and keeps the peer-to-peer routes where looping would crowd the NICs
   // (4 NICs for 8 GPUs): the same plan as without loopbacks.
   Platform& sw = mut(platform("4n-switch"));
   const Matrix u = uniform(sw.gpus, 1 << 20);
-  vpcat::PlanOptions shared;
+  vpcat::PlanOptions shared = channels_only();
   shared.allow_shared = true;
+  shared.machine = vpcat::MachineModel::ideal();
   REQUIRE(sw.planner.plan(vpcat::Demand::dense(u.data(), sw.gpus), lb, with).ok());
   REQUIRE(sw.planner.plan(vpcat::Demand::dense(u.data(), sw.gpus), shared, without).ok());
   CHECK(loopbacks(sw.planner, with) == 0);

@@ -384,8 +384,8 @@ TEST_CASE("the whole cluster as a subset plans exactly as the catalog's planner"
     REQUIRE(sub.init(p.view, all).ok());
     for (const Matrix& d : {uniform(p.gpus, 1 << 20), zipf_moe(p.gpus, 1.2, 3, 256)}) {
       vpcat::Plan a, b;
-      REQUIRE(sub.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, a).ok());
-      REQUIRE(const_cast<vpcat::Planner&>(p.planner).plan(vpcat::Demand::dense(d.data(), p.gpus), {}, b).ok());
+      REQUIRE(sub.plan(vpcat::Demand::dense(d.data(), p.gpus), channels_only(), a).ok());
+      REQUIRE(const_cast<vpcat::Planner&>(p.planner).plan(vpcat::Demand::dense(d.data(), p.gpus), channels_only(), b).ok());
       REQUIRE(a.step_count() == b.step_count());
       CHECK(a.expected_us() == b.expected_us());
       for (std::size_t i = 0; i < a.step_count(); ++i) {
@@ -446,7 +446,7 @@ TEST_CASE("plans over random subsets deliver every byte in contention-free chann
         // loopbacks: a partial node loops through the NICs it keeps.
         for (const bool shared : {false, true}) {
           for (const bool loopback : {false, true}) {
-            vpcat::PlanOptions o;
+            vpcat::PlanOptions o = channels_only();
             o.allow_shared = shared;
             o.nic_loopback = loopback;
             INFO((shared ? "shared allowed" : "channels only") << (loopback ? ", NIC loopback" : ""));
@@ -455,6 +455,7 @@ TEST_CASE("plans over random subsets deliver every byte in contention-free chann
             REQUIRE_MESSAGE(st.ok(), st.message());
             CheckOptions c;
             c.allow_shared = shared;
+            c.shared_last_only = true;
             CHECK(check_steps(p, embedded(sub, d, p.gpus), mapped_steps(sub, plan), c) == "");
             CHECK(check_routes(p, sub, plan) == "");
             if (loopback && !shared && kind == Kind::partial_nodes) partial_loops += loopbacks(sub, plan);
@@ -482,7 +483,7 @@ TEST_CASE("a demand over the wrong number of GPUs names the subset's size") {
   CHECK(sub.catalog_node(0) == 3);
   const Matrix d = uniform(p.gpus, 1024);
   vpcat::Plan plan;
-  const vpcat::PlanStatus st = sub.plan(vpcat::Demand::dense(d.data(), p.gpus), {}, plan);
+  const vpcat::PlanStatus st = sub.plan(vpcat::Demand::dense(d.data(), p.gpus), channels_only(), plan);
   CHECK(st.code() == vpcat::PlanError::demand_size);
   CHECK(std::string(st.message()) ==
         "demand: demand size does not match the catalog (32 GPUs, the planner's subset has 3)");

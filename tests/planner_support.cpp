@@ -337,10 +337,10 @@ std::string check_steps(const Platform& p, const Matrix& demand, const std::vect
     const std::uint32_t ports = std::max(*std::max_element(sends.begin(), sends.end()),
                                          *std::max_element(receives.begin(), receives.end()));
     if (steps[i].shared) {
-      // Fan-out, contending by design: only where asked for, only last, and
-      // it must say how many transfers a GPU posts.
+      // Contending by design: only where asked for (with channels_only, only
+      // last), and it must say how many transfers a GPU posts.
       if (!opts.allow_shared) return fmt::format("step {} is shared, and the plan was not to share", i);
-      if (i + 1 != steps.size())
+      if (opts.shared_last_only && i + 1 != steps.size())
         return fmt::format("step {} of {} is shared: only a plan's last step may be", i, steps.size());
       if (steps[i].ports != ports) return fmt::format("shared step {} claims {} ports, has {}", i, steps[i].ports, ports);
       continue;

@@ -86,8 +86,20 @@ Route analyzer_route(const Platform& p, const vpcat::PlanTransfer& t);
 bool is_loopback(const vpcat::Planner& planner, const vpcat::PlanTransfer& t);
 std::size_t loopbacks(const vpcat::Planner& planner, const vpcat::Plan& plan);
 
+// PlanOptions with channels_only: the plans of channel steps only that the
+// planner made by default before it weighed other candidates.
+inline vpcat::PlanOptions channels_only() {
+  vpcat::PlanOptions o;
+  o.channels_only = true;
+  return o;
+}
+
 struct CheckOptions {
-  bool allow_shared = false;   // the plan was made with PlanOptions::allow_shared (a last shared step is fine)
+  // The plan may hold sharing steps (PlanStep::shared): a default plan, or
+  // channels_only with allow_shared (then only its last step may share:
+  // shared_last_only).
+  bool allow_shared = false;
+  bool shared_last_only = false;
   bool compare_routes = true;  // against the analyzer's (cached per endpoints and NICs)
   std::uint64_t max_route_checks = 100000;
 };

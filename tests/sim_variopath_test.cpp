@@ -99,12 +99,14 @@ TEST_CASE("variopath_schedule delivers every byte and never beats the bound") {
   }
 }
 
-TEST_CASE("variopath_schedule counts the bytes of the shared step, and none without allow_shared") {
+TEST_CASE("variopath_schedule counts the bytes of the shared step, and none in channels only") {
   Setup s("1n");
   const std::size_t n = s.t.gpus.size();
   const Demand d = uniform_demand(n, 1 << 20);
   VarioPathOptions o;
   o.timed_calls = 1;
+  o.plan.channels_only = true;
+  o.plan.machine = vpcat::MachineModel::ideal();  // the shared step as lossless sharing
   CHECK(variopath_schedule(s.t, s.planner, d, o).shared_bytes == 0.0);
   // On one node a balanced demand in channels stays ~1.4x the root-complex
   // bound that the shared step nearly reaches, so the plan is (or ends
@@ -137,7 +139,9 @@ TEST_CASE("a plan's expected time agrees with the ideal simulation within 10 %, 
         CAPTURE(shared);
         VarioPathOptions o;
         o.timed_calls = 1;
+        o.plan.channels_only = true;  // default plans: tests/planner_estimator_test.cpp
         o.plan.allow_shared = shared;
+        o.plan.machine = vpcat::MachineModel::ideal();  // the model simulated
         o.plan.nic_loopback = std::string(name) == "h20-2n";
         const VarioPathRun run = variopath_schedule(s.t, s.planner, d, o);
         SimOptions barrier;

@@ -117,9 +117,16 @@ bool read_env_config(const GetEnv& getenv, EnvConfig* out, std::string* error) {
     if (!parse_uint(v, 1, ~0ull, &u)) return bad("VPCAT_CHUNK_ALIGN_BYTES", v, "want a whole number of bytes, at least 1");
     p.chunk_align_bytes = u, note("VPCAT_CHUNK_ALIGN_BYTES", v);
   }
+  if (const char* v = value("VPCAT_CHANNELS_ONLY")) {
+    const int k = choice(v, {"0", "1"});
+    if (k < 0)
+      return bad("VPCAT_CHANNELS_ONLY", v,
+                 "want 0 (the plan expected fastest) or 1 (channel steps only, each contention-free)");
+    p.channels_only = static_cast<uint32_t>(k), note("VPCAT_CHANNELS_ONLY", v);
+  }
   if (const char* v = value("VPCAT_ALLOW_SHARED")) {
     const int k = choice(v, {"0", "1"});
-    if (k < 0) return bad("VPCAT_ALLOW_SHARED", v, "want 0 (channel steps only) or 1 (a last shared step allowed)");
+    if (k < 0) return bad("VPCAT_ALLOW_SHARED", v, "want 0 (channel steps only) or 1 (a last shared step allowed; with VPCAT_CHANNELS_ONLY=1)");
     p.allow_shared = static_cast<uint32_t>(k), note("VPCAT_ALLOW_SHARED", v);
   }
   if (const char* v = value("VPCAT_REPLAY")) {
@@ -134,7 +141,8 @@ std::string describe_plan_options(const vpcat_plan_options& o) {
   return "max_steps=" + std::to_string(o.max_steps) + " latency_us=" + format_double(o.latency_us) +
          " min_step_latencies=" + format_double(o.min_step_latencies) +
          " min_chunk_bytes=" + std::to_string(o.min_chunk_bytes) +
-         " chunk_align_bytes=" + std::to_string(o.chunk_align_bytes) + " allow_shared=" + std::to_string(o.allow_shared) +
+         " chunk_align_bytes=" + std::to_string(o.chunk_align_bytes) + " channels_only=" + std::to_string(o.channels_only) +
+         " allow_shared=" + std::to_string(o.allow_shared) +
          " replay=" + std::to_string(o.replay);
 }
 

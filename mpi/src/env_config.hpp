@@ -8,7 +8,7 @@
 //   VPCAT_INIT                eager (default: the world's context at MPI_Init) or lazy (at the first call)
 //   VPCAT_MPI_PLAN            every (default) or root: vpcat_mpi_options.plan_mode
 //   VPCAT_MAX_STEPS, VPCAT_LATENCY_US, VPCAT_MIN_STEP_LATENCIES, VPCAT_MIN_CHUNK_BYTES,
-//   VPCAT_CHUNK_ALIGN_BYTES, VPCAT_ALLOW_SHARED, VPCAT_REPLAY
+//   VPCAT_CHUNK_ALIGN_BYTES, VPCAT_CHANNELS_ONLY, VPCAT_ALLOW_SHARED, VPCAT_REPLAY
 //                             the planner's options (vpcat_plan_options) of the same names
 #pragma once
 

@@ -148,7 +148,7 @@ int run_library(const char* path, bool expect_mismatch) {
   vpcat_mpi_options opt = vpcat_mpi_options_default();
   opt.check_plans = 1;
   opt.quiet = 1;
-  opt.plan.allow_shared = 1;  // the first context may get shared steps: many transfers per GPU at once
+  opt.plan.allow_shared = 1;  // the first context (default plans) may get sharing steps: many transfers per GPU at once
   vpcat_mpi_ctx* ctx = nullptr;
   vpcat_mpi_error err;
   // NIC loopbacks: a route MPI does not let this executor force.
@@ -190,9 +190,10 @@ int run_library(const char* path, bool expect_mismatch) {
       {"struct{short; double}", pair_resized, pair_resized, 1},
       {"2 x MPI_INT -> contiguous(2, MPI_INT)", MPI_INT, two_ints, 2},
   };
-  // A second context with the default plans, channel steps only, cut fine:
-  // plans of many steps, a payload cut into pieces across them.
+  // A second context with channel steps only, cut fine: plans of many
+  // steps, a payload cut into pieces across them.
   vpcat_mpi_ctx* channel_ctx = nullptr;
+  opt.plan.channels_only = 1;
   opt.plan.allow_shared = 0;
   opt.plan.min_step_latencies = 0;
   opt.plan.latency_us = 0.01;

@@ -53,7 +53,8 @@ TEST_CASE("every variable") {
   e.vars = {{"VPCAT_DEBUG", "info"},          {"VPCAT_DEBUG_RANKS", "all"},     {"VPCAT_STRICT", "1"},
             {"VPCAT_INIT", "lazy"},           {"VPCAT_MPI_PLAN", "root"},       {"VPCAT_MAX_STEPS", "64"},
             {"VPCAT_LATENCY_US", "2.5"},      {"VPCAT_MIN_STEP_LATENCIES", "0"}, {"VPCAT_MIN_CHUNK_BYTES", "4096"},
-            {"VPCAT_CHUNK_ALIGN_BYTES", "256"}, {"VPCAT_ALLOW_SHARED", "1"},    {"VPCAT_REPLAY", "0"}};
+            {"VPCAT_CHUNK_ALIGN_BYTES", "256"}, {"VPCAT_CHANNELS_ONLY", "1"},   {"VPCAT_ALLOW_SHARED", "1"},
+            {"VPCAT_REPLAY", "0"}};
   EnvConfig c;
   std::string error;
   REQUIRE(read_env_config(e.get(), &c, &error));
@@ -64,10 +65,10 @@ TEST_CASE("every variable") {
   CHECK(c.plan_mode == 2);
   CHECK(describe_plan_options(c.plan) ==
         "max_steps=64 latency_us=2.5 min_step_latencies=0 min_chunk_bytes=4096 chunk_align_bytes=256 "
-        "allow_shared=1 replay=0");
+        "channels_only=1 allow_shared=1 replay=0");
   CHECK(c.plan_set ==
         "VPCAT_MAX_STEPS=64 VPCAT_LATENCY_US=2.5 VPCAT_MIN_STEP_LATENCIES=0 VPCAT_MIN_CHUNK_BYTES=4096 "
-        "VPCAT_CHUNK_ALIGN_BYTES=256 VPCAT_ALLOW_SHARED=1 VPCAT_REPLAY=0");
+        "VPCAT_CHUNK_ALIGN_BYTES=256 VPCAT_CHANNELS_ONLY=1 VPCAT_ALLOW_SHARED=1 VPCAT_REPLAY=0");
   e.vars = {{"VPCAT_DEBUG", "NONE"}};
   REQUIRE(read_env_config(e.get(), &c, &error));
   CHECK(c.debug == DebugLevel::none);
@@ -88,7 +89,11 @@ TEST_CASE("a bad value names its variable and what it wants") {
   CHECK(error_of("VPCAT_CHUNK_ALIGN_BYTES", "0") ==
         "VPCAT_CHUNK_ALIGN_BYTES=\"0\": want a whole number of bytes, at least 1");
   CHECK(error_of("VPCAT_ALLOW_SHARED", "2") ==
-        "VPCAT_ALLOW_SHARED=\"2\": want 0 (channel steps only) or 1 (a last shared step allowed)");
+        "VPCAT_ALLOW_SHARED=\"2\": want 0 (channel steps only) or 1 (a last shared step allowed; with "
+        "VPCAT_CHANNELS_ONLY=1)");
+  CHECK(error_of("VPCAT_CHANNELS_ONLY", "yes") ==
+        "VPCAT_CHANNELS_ONLY=\"yes\": want 0 (the plan expected fastest) or 1 (channel steps only, each "
+        "contention-free)");
   CHECK(error_of("VPCAT_REPLAY", "on") == "VPCAT_REPLAY=\"on\": want 0 (search every step) or 1 (replay stored patterns)");
   CHECK(error_of("VPCAT_INIT", "now") == "VPCAT_INIT=\"now\": want eager (at MPI_Init) or lazy (at the first call)");
   CHECK(error_of("VPCAT_DEBUG_RANKS", "1") == "VPCAT_DEBUG_RANKS=\"1\": want 0 (rank 0 speaks) or all (every rank)");

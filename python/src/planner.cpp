@@ -122,8 +122,11 @@ latency_us: start-up latency of every transfer (us, finite, >= 0)
 min_step_latencies: no step shorter than this many latencies (finite, >= 0)
 min_chunk_bytes, chunk_align_bytes: how payloads are cut into pieces
 max_steps: Planner.plan() raises PlanError step_limit beyond it (>= 1)
-allow_shared: the plan may end with one shared step (every payload left at
-  once, contending) when that is expected shorter
+channels_only: channel steps only, each contention-free at solo rates
+  (default False: the plan is the candidate expected fastest under the
+  calibrated machine model, sharing steps flagged)
+allow_shared: with channels_only, the plan may end with one shared step
+  (every payload left at once, contending) when that is expected shorter
 replay: replay the balanced part of the demand from the catalog's stored
   patterns, where they pay, before searching the rest (default True)
 nic_loopback: an intra-node payload may loop through two NICs of its node
@@ -133,12 +136,13 @@ nic_loopback: an intra-node payload may loop through two NICs of its node
 Out-of-range values raise vpcat.OptionsError when a plan is made.)")
       .def(py::init([](double latency_us, double min_step_latencies, std::uint64_t min_chunk_bytes,
                        std::uint64_t chunk_align_bytes, std::uint32_t max_steps, bool allow_shared, bool replay,
-                       bool nic_loopback) {
+                       bool nic_loopback, bool channels_only) {
              vpcat::PlanOptions o;
              o.latency_us = latency_us, o.min_step_latencies = min_step_latencies;
              o.min_chunk_bytes = min_chunk_bytes, o.chunk_align_bytes = chunk_align_bytes;
              o.max_steps = max_steps, o.allow_shared = allow_shared, o.replay = replay;
              o.nic_loopback = nic_loopback;
+             o.channels_only = channels_only;
              return o;
            }),
            py::kw_only(), "latency_us"_a = vpcat::PlanOptions().latency_us,
@@ -146,7 +150,8 @@ Out-of-range values raise vpcat.OptionsError when a plan is made.)")
            "min_chunk_bytes"_a = vpcat::PlanOptions().min_chunk_bytes,
            "chunk_align_bytes"_a = vpcat::PlanOptions().chunk_align_bytes,
            "max_steps"_a = vpcat::PlanOptions().max_steps, "allow_shared"_a = vpcat::PlanOptions().allow_shared,
-           "replay"_a = vpcat::PlanOptions().replay, "nic_loopback"_a = vpcat::PlanOptions().nic_loopback)
+           "replay"_a = vpcat::PlanOptions().replay, "nic_loopback"_a = vpcat::PlanOptions().nic_loopback,
+           "channels_only"_a = vpcat::PlanOptions().channels_only)
       .def_readwrite("latency_us", &vpcat::PlanOptions::latency_us)
       .def_readwrite("min_step_latencies", &vpcat::PlanOptions::min_step_latencies)
       .def_readwrite("min_chunk_bytes", &vpcat::PlanOptions::min_chunk_bytes)
@@ -155,6 +160,7 @@ Out-of-range values raise vpcat.OptionsError when a plan is made.)")
       .def_readwrite("allow_shared", &vpcat::PlanOptions::allow_shared)
       .def_readwrite("replay", &vpcat::PlanOptions::replay)
       .def_readwrite("nic_loopback", &vpcat::PlanOptions::nic_loopback)
+      .def_readwrite("channels_only", &vpcat::PlanOptions::channels_only)
       .def("__repr__", [](const vpcat::PlanOptions& o) {
         return "vpcat.PlanOptions(latency_us=" + py::repr(py::float_(o.latency_us)).cast<std::string>() +
                ", min_step_latencies=" + py::repr(py::float_(o.min_step_latencies)).cast<std::string>() +
@@ -162,7 +168,8 @@ Out-of-range values raise vpcat.OptionsError when a plan is made.)")
                ", chunk_align_bytes=" + std::to_string(o.chunk_align_bytes) +
                ", max_steps=" + std::to_string(o.max_steps) + ", allow_shared=" + (o.allow_shared ? "True" : "False") +
                ", replay=" + (o.replay ? "True" : "False") +
-               ", nic_loopback=" + (o.nic_loopback ? "True" : "False") + ")";
+               ", nic_loopback=" + (o.nic_loopback ? "True" : "False") +
+               ", channels_only=" + (o.channels_only ? "True" : "False") + ")";
       });
 
   py::class_<Plan>(m, "Plan", R"(The ordered steps of one AlltoAllv call (vpcat::Plan).

@@ -60,7 +60,7 @@ def test_steps_tile_the_transfers(planner):
 
 
 def test_channel_steps_are_one_port(planner):
-    plan = planner.plan(skewed(planner.gpu_count))
+    plan = planner.plan(skewed(planner.gpu_count), vpcat.PlanOptions(channels_only=True))
     assert not plan.step_shared.any() and np.all(plan.step_ports == 1)
     for i in range(plan.step_count):
         sl = plan.step_slice(i)
@@ -69,11 +69,19 @@ def test_channel_steps_are_one_port(planner):
 
 
 def test_shared_step_flag(planner):
-    plan = planner.plan(uniform(planner.gpu_count), vpcat.PlanOptions(allow_shared=True))
+    plan = planner.plan(uniform(planner.gpu_count), vpcat.PlanOptions(channels_only=True, allow_shared=True))
     shared = plan.step_shared
     assert shared.any() == (plan.step_ports.max() > 1)
     if shared.any():  # only ever the last step
         assert shared[-1] and not shared[:-1].any()
+
+
+@pytest.mark.parametrize("per_pair", [1024, 1 << 20])
+def test_default_plans_flag_every_step_that_shares(planner, per_pair):
+    n = planner.gpu_count
+    plan = planner.plan(uniform(n, per_pair))
+    assert np.array_equal(delivered(plan, n), off_diagonal(uniform(n, per_pair)))
+    assert not (plan.step_ports > 1)[~plan.step_shared].any()  # a step with several ports per GPU says it shares
 
 
 def test_arrays_are_read_only_views_of_the_plan(planner):
@@ -153,7 +161,8 @@ def test_options(planner, catalog):
     assert np.array_equal(delivered(plan, n), off_diagonal(skewed(n) * 4096))
     p2 = vpcat.Planner(catalog, vpcat.PlanOptions(allow_shared=True))
     assert p2.options.allow_shared and p2.catalog is catalog
-    p2.options = vpcat.PlanOptions(max_steps=1)
+    assert not o.channels_only and vpcat.PlanOptions(channels_only=True).channels_only
+    p2.options = vpcat.PlanOptions(max_steps=1, channels_only=True)
     with pytest.raises(vpcat.PlanError) as info:
         p2.plan(skewed(n))
     assert info.value.name == "step_limit" and info.value.code == vpcat.STATUS["step_limit"]
@@ -219,7 +228,7 @@ def test_gil_released_while_planning(catalog):
     only when its holder releases it. The ticker hands it back at once
     (sleep(0)); the main thread does nothing but plan, so the ticker can only
     tick while a plan() call has released the GIL."""
-    planner = vpcat.Planner(catalog)
+    planner = vpcat.Planner(catalog, vpcat.PlanOptions(channels_only=True))  # channel steps: a long search
     demand = skewed(catalog.gpu_count) * 64
     ticks = [0]
     stop = threading.Event()

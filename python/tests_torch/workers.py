@@ -228,10 +228,11 @@ def sixteen(me, world):
         run_case(me, n, np.full((n, n), 3), (2,), torch.bfloat16, 33, a2a, group=group, equal=True)
         st = vpcat.torch.stats(group)
         assert st["fallbacks"] == 0 and st["planned"] == 3, st
-    # A plan the planner refuses (one step cannot carry 5 ranks' all-to-all):
-    # that call on torch's collective, said once, the next ones planned again.
+    # A plan the planner refuses (one channel step cannot carry 5 ranks'
+    # all-to-all): that call on torch's collective, said once, the next ones
+    # planned again.
     if me in (0, 3, 5, 10, 15):
-        vpcat.torch.set_plan_options(vpcat.PlanOptions(max_steps=1), group=g5)
+        vpcat.torch.set_plan_options(vpcat.PlanOptions(max_steps=1, channels_only=True), group=g5)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             run_case(me, 5, np.full((5, 5), 2), (3,), torch.float32, 34, a2a, group=g5)

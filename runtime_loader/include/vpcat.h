@@ -481,9 +481,9 @@ typedef struct vpcat_plan_options {
   double min_step_latencies;  /* no step shorter than this many latencies, finite, >= 0; default 4 */
   uint64_t min_chunk_bytes;   /* pieces of a payload but its last are at least this; default 0 */
   uint64_t chunk_align_bytes; /* ... and multiples of this, >= 1; default 1 */
-  uint32_t allow_shared;      /* 0 (default): channel steps only, each contention-free at solo rates;
-                                 1: the plan may end with one shared step (every payload left at once,
-                                 contending) when it is expected shorter (docs/planner.md) */
+  uint32_t allow_shared;      /* with channels_only: 1 lets the plan end with one shared step (every
+                                 payload left at once, contending) when it is expected shorter; without
+                                 channels_only it changes nothing (docs/planner.md) */
   uint32_t replay;            /* 1 (default): replay the balanced part of the demand from the catalog's
                                  stored patterns, where they pay, before searching the rest; 0: search
                                  every step (what a struct zeroed by hand asked for before this field
@@ -493,6 +493,12 @@ typedef struct vpcat_plan_options {
                                  as fast and spares the host bridges, or the PCIe route has no room;
                                  only for an executor that can force that route (docs/planner.md
                                  "NIC loopback") */
+  uint32_t channels_only;     /* 0 (default): the plan is the candidate expected fastest under the
+                                 calibrated machine model (channel steps, the shared step, shifted
+                                 permutations, or channel steps ending in the shared step; sharing steps
+                                 flagged: vpcat_step.shared); 1: channel steps only, each contention-free
+                                 at solo rates, unless allow_shared (docs/planner.md "Plan shapes").
+                                 It takes what was padding: the struct's size is unchanged */
 } vpcat_plan_options;
 
 /* The defaults, with struct_size set. Start from this and change fields. */

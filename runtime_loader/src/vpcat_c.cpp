@@ -164,6 +164,11 @@ bool to_cpp(const vpcat_plan_options* o, vpcat::PlanOptions* out, vpcat_error* e
                    static_cast<unsigned>(o->replay));
     return false;
   }
+  if (o->channels_only > 1) {
+    *status = fail(err, VPCAT_E_INVALID_ARGUMENT, where, "options->channels_only is %u: must be 0 or 1",
+                   static_cast<unsigned>(o->channels_only));
+    return false;
+  }
   if (o->nic_loopback > 1) {
     *status = fail(err, VPCAT_E_INVALID_ARGUMENT, where, "options->nic_loopback is %u: must be 0 or 1",
                    static_cast<unsigned>(o->nic_loopback));
@@ -177,6 +182,7 @@ bool to_cpp(const vpcat_plan_options* o, vpcat::PlanOptions* out, vpcat_error* e
   out->allow_shared = o->allow_shared != 0;
   out->replay = o->replay != 0;
   out->nic_loopback = o->nic_loopback != 0;
+  out->channels_only = o->channels_only != 0;
   return true;
 }
 
@@ -742,6 +748,7 @@ vpcat_plan_options vpcat_plan_options_default(void) {
   o.allow_shared = d.allow_shared ? 1u : 0u;
   o.replay = d.replay ? 1u : 0u;
   o.nic_loopback = d.nic_loopback ? 1u : 0u;
+  o.channels_only = d.channels_only ? 1u : 0u;
   return o;
 }
 

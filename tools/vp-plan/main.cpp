@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <string>
 
+#include "machine_model_file.hpp"
 #include "plan_json.hpp"
 #include "vp/base/errors.hpp"
 #include "vp/catalog/reader.hpp"
@@ -31,7 +32,7 @@
 namespace {
 
 struct Options {
-  std::string catalog, demand, svg, gpus, nodes;
+  std::string catalog, demand, svg, gpus, nodes, machine_model;
   bool json = false;
   unsigned repeat = 1;
   vpcat::PlanOptions plan;
@@ -58,8 +59,9 @@ void write_plan_svg(const Options& o, const vpcat::CatalogFile& file, const vpca
   vp::cli::write_outputs({{o.svg, reinterpret_cast<const std::uint8_t*>(svg.data()), svg.size()}});
 }
 
-int run(const Options& o) {
+int run(Options& o) {
   if (o.json && o.svg == "-") throw vp::UsageError("--json and --svg - cannot both write standard output");
+  if (!o.machine_model.empty()) o.plan.machine = vp::sim_cli::read_machine_model(o.machine_model);
   vpcat::CatalogFile file;
   vp::cli::open_catalog_file(o.catalog, file);
   vpcat::Planner planner;
@@ -87,6 +89,7 @@ int run(const Options& o) {
     report.planning_us = best_us;
     report.options = o.plan;
     report.gpu_map = subset;
+    if (!o.machine_model.empty()) report.machine_model = o.machine_model;
     const std::string text = vp::plan_cli::plan_json(planner, plan, report);
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else {
@@ -103,7 +106,7 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"vp-plan: plan an AlltoAllv demand on a VarioPath catalog (contention-free channel steps)", "vp-plan"};
+  CLI::App app{"vp-plan: plan an AlltoAllv demand on a VarioPath catalog (the plan expected fastest under the machine model)", "vp-plan"};
   Options o;
   app.add_option("--catalog", o.catalog, "The cluster's catalog (.vpcat, from vp-analyze)")->required();
   app.add_option("--demand", o.demand,
@@ -132,12 +135,24 @@ int main(int argc, char** argv) {
   app.add_option("--chunk-align-bytes", o.plan.chunk_align_bytes,
                  "Pieces but a payload's last are multiples of this (default 1)");
   app.add_option("--max-steps", o.plan.max_steps, "Fail when the plan needs more steps (default 4194304)");
-  bool one_port = false;
+  app.add_flag("--channels-only", o.plan.channels_only,
+               "Channel steps only, every step contention-free at solo rates (the plans of earlier versions, bit for "
+               "bit); by default the plan is the candidate expected fastest under the machine model: channel steps, "
+               "the shared step, shifted permutations, or channel steps ending in the shared step "
+               "(docs/planner.md \"Plan shapes\")");
   CLI::Option* shared = app.add_flag("--allow-shared", o.plan.allow_shared,
-                                     "Let the plan end with one shared step (every payload left at once, contending) "
-                                     "when it is expected shorter; without it every step is a contention-free channel");
-  app.add_flag("--one-port", one_port, "Channel steps only, one transfer per GPU and direction (the default)")
+                                     "With --channels-only: let the plan end with one shared step (every payload "
+                                     "left at once, contending) when it is expected shorter. Without "
+                                     "--channels-only it changes nothing: the default weighs the shared step");
+  app.add_flag_callback("--one-port", [&] { o.plan.channels_only = true; },
+                        "Channel steps only, one transfer per GPU and direction: --channels-only")
       ->excludes(shared);
+  app.add_option("--machine-model", o.machine_model,
+                 "The losses the planner expects when transfers share a resource: a contention table "
+                 "(schemas/contention.schema.json, as vp-sim --contention reads; its GPU endpoint curve, for reads, "
+                 "is not used) or \"ideal\" (no loss); default: the calibrated table's values built into the "
+                 "runtime (simulator/contention.json)")
+      ->type_name("FILE|ideal");
   app.add_flag_callback("--no-replay", [&] { o.plan.replay = false; },
                         "Search every step; by default the balanced part of the demand is replayed from the catalog's "
                         "stored patterns first, where they pay (docs/planner.md \"Replay\")");

@@ -7,6 +7,22 @@
 
 namespace vp::plan_cli {
 
+namespace {
+
+// `text` as a JSON string literal.
+std::string json_string(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') out += '\\', out += c;
+    else if (u < 0x20) out += fmt::format("\\u{:04x}", u);
+    else out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
 std::string plan_json(const vpcat::Planner& planner, const vpcat::Plan& plan, const PlanReport& report) {
   std::string out;
   out.reserve(256 + plan.transfer_count() * 160);
@@ -16,10 +32,11 @@ std::string plan_json(const vpcat::Planner& planner, const vpcat::Plan& plan, co
                  "{{\n  \"format\": \"vp-plan\",\n  \"version\": 2,\n  \"gpus\": {},\n  \"planning_us\": {:.3f},\n"
                  "  \"expected_us\": {:.3f},\n  \"total_bytes\": {},\n  \"options\": {{\"latency_us\": {}, "
                  "\"min_step_latencies\": {}, \"min_chunk_bytes\": {}, \"chunk_align_bytes\": {}, \"max_steps\": {}, "
-                 "\"allow_shared\": {}, \"replay\": {}, \"nic_loopback\": {}}},\n",
+                 "\"channels_only\": {}, \"allow_shared\": {}, \"replay\": {}, \"nic_loopback\": {}, "
+                 "\"machine_model\": {}}},\n",
                  plan.gpus(), report.planning_us, plan.expected_us(), plan.total_bytes(), o.latency_us,
-                 o.min_step_latencies, o.min_chunk_bytes, o.chunk_align_bytes, o.max_steps, o.allow_shared, o.replay,
-                 o.nic_loopback);
+                 o.min_step_latencies, o.min_chunk_bytes, o.chunk_align_bytes, o.max_steps, o.channels_only,
+                 o.allow_shared, o.replay, o.nic_loopback, json_string(report.machine_model));
   if (report.gpu_map) {
     out += "  \"gpu_map\": [";
     for (std::uint32_t r = 0; r < planner.gpu_count(); ++r) fmt::format_to(it, "{}{}", r ? ", " : "", planner.catalog_gpu(r));

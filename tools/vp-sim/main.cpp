@@ -26,6 +26,7 @@
 
 #include "compare.hpp"
 #include "contention_file.hpp"
+#include "machine_model_file.hpp"
 #include "report.hpp"
 #include "sizes.hpp"
 #include "vp/base/messages.hpp"
@@ -48,7 +49,8 @@
 namespace {
 
 struct Options {
-  std::string catalog, demand, workload, schedulers = "all", model = "ideal", sync = "rank", contention, svg, svg_scheduler;
+  std::string catalog, demand, workload, schedulers = "all", model = "ideal", sync = "rank", contention, svg, svg_scheduler,
+      machine_model;
   std::string transfers = "write";
   std::string gpus, nodes;  // a subset (docs/subsets.md)
   std::string calls;        // FIRST:END of a sequence
@@ -180,6 +182,10 @@ int run(Options o) {
   o.compare.planning = vp::sim_cli::parse_planning_charge(o.planning);
   o.compare.sim.sync = o.sync == "barrier" ? vp::sim::SyncMode::barrier : vp::sim::SyncMode::rank;
   if (o.model == "contention") o.compare.sim.contention = contention_model(o);
+  // The planner expects the losses of the model simulated, unless told otherwise.
+  o.compare.plan.machine = o.machine_model.empty()
+                               ? vp::sim_cli::machine_model_of(o.compare.sim.contention, o.contention)
+                               : vp::sim_cli::read_machine_model(o.machine_model);
   vpcat::CatalogFile file;
   vp::cli::open_catalog_file(o.catalog, file);
   const vp::Topology topology = vp::sim::catalog_topology(vp::catalog::to_catalog(file.view()), o.catalog);
@@ -393,7 +399,15 @@ int main(int argc, char** argv) {
                  "--latency-us per message; with --model contention the lossy resources carry the table's curves "
                  "for smpi/vp_simgrid_platform.so (docs/smpi.md)")
       ->type_name("FILE");
-  app.add_flag("--allow-shared", o.compare.plan.allow_shared, "VarioPath plans may end with one shared step (vp-plan --allow-shared)");
+  app.add_flag("--channels-only", o.compare.plan.channels_only,
+               "VarioPath plans of channel steps only, each contention-free at solo rates (vp-plan --channels-only)");
+  app.add_flag("--allow-shared", o.compare.plan.allow_shared,
+               "With --channels-only, VarioPath plans may end with one shared step (vp-plan --allow-shared)");
+  app.add_option("--machine-model", o.machine_model,
+                 "The machine model VarioPath's planner expects (vp-plan --machine-model): a contention table or "
+                 "\"ideal\"; default: the model simulated (--model ideal: no loss; --model contention: the table of "
+                 "--contention)")
+      ->type_name("FILE|ideal");
   app.add_flag_callback("--no-replay", [&] { o.compare.plan.replay = false; },
                         "VarioPath plans search every step (vp-plan --no-replay)");
   app.add_flag("--nic-loopback", o.compare.plan.nic_loopback,

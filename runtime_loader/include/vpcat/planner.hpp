@@ -1,6 +1,7 @@
 // The online planner (docs/design.md §6): for each AlltoAllv call, an ordered
-// list of steps that delivers every byte of the demand; by default every
-// step a contention-free channel at solo rates (plan.hpp).
+// list of steps that delivers every byte of the demand; by default the plan
+// expected fastest under the machine model among a few candidates (plan.hpp,
+// docs/planner.md "Plan shapes").
 //
 //   vpcat::CatalogFile file;                          // mapped + verified once
 //   if (vpcat::Status s = vpcat::CatalogFile::open("cluster.vpcat", &file); !s.ok()) ...
@@ -41,6 +42,9 @@
 #include "vpcat/planner/greedy.hpp"
 #include "vpcat/planner/plan.hpp"
 #include "vpcat/planner/shared_step.hpp"
+#include "vpcat/planner/shifted_steps.hpp"
+#include "vpcat/planner/estimator.hpp"
+#include "vpcat/planner/machine_model.hpp"
 #include "vpcat/planner/status.hpp"
 #include "vpcat/subset.hpp"
 
@@ -109,11 +113,10 @@ class Planner {
     out.clear();
     if (!ready_) return PlanStatus::at(PlanError::not_ready, "planner", "call init() with a catalog first");
     if (PlanStatus s = check(options); !s.ok()) return s;
-    if (!scratch_ready_) {
-      if (!greedy_.prepare(model_) || !shared_.prepare(model_))
-        return PlanStatus::at(PlanError::out_of_memory, "planner", "sizing the scratch for %u GPUs", gpu_count());
-      scratch_ready_ = true;
-    }
+    if (!prepare_scratch())
+      return PlanStatus::at(PlanError::out_of_memory, "planner", "sizing the scratch for %u GPUs", gpu_count());
+    resources_.set_model(model_, options.machine);
+    shared_.begin_call(resources_, options.nic_loopback);
     if (PlanStatus s = greedy_.load(model_, demand); !s.ok()) return s;
     // The cuts of the whole demand, latency excluded: the plan's bound, and
     // what the shared step is held against (build()).
@@ -127,6 +130,17 @@ class Planner {
     out.total_bytes_ = greedy_.total_bytes();
     out.bound_us_ = bound_us;
     return {};
+  }
+
+  // The estimator's expectation of `plan` (made by this planner) under
+  // options.machine and options.latency_us: the sum of its steps'
+  // (estimator.hpp; docs/planner.md "Expected time"). Negative when the
+  // planner is not ready, the options are invalid or memory is short.
+  double estimate_us(const Plan& plan, const PlanOptions& options) noexcept {
+    if (!ready_ || !check(options).ok()) return -1.0;
+    if (!prepare_scratch()) return -1.0;
+    resources_.set_model(model_, options.machine);
+    return estimator_.plan_us(model_, resources_, plan, options.latency_us);
   }
 
   // ---- the cluster as the planner sees it ---------------------------------------------
@@ -176,6 +190,14 @@ class Planner {
  private:
   static constexpr double kNearBound = 1.02;
 
+  // Size the per-call scratch once (the first call); false when memory is short.
+  bool prepare_scratch() noexcept {
+    if (scratch_ready_) return true;
+    scratch_ready_ = greedy_.prepare(model_) && resources_.prepare(model_) && shared_.prepare(model_, resources_) &&
+                     estimator_.prepare(resources_);
+    return scratch_ready_;
+  }
+
   PlanStatus init_subset(const CatalogView& catalog) noexcept {
     scratch_ready_ = false;
     if (PlanStatus s = layout_.build(catalog, subset_); !s.ok()) return s;
@@ -186,43 +208,99 @@ class Planner {
     return {};
   }
 
-  // The plan of the loaded demand (docs/planner.md "Two plan shapes"):
-  // channel steps; with allow_shared, whichever is expected shortest of the
-  // channel steps, the shared step, or channel steps up to a checkpoint and
-  // the shared step for the rest. `endpoint_us`: the loaded demand's cut
-  // bound, latency excluded.
+  // The plan of the loaded demand (docs/planner.md "Plan shapes"). By
+  // default whichever is expected shortest under options.machine of: the
+  // shared step alone, shifted permutations, channel steps, or channel
+  // steps up to a checkpoint and the shared step for the rest. With
+  // channels_only: channel steps; with allow_shared too, the shortest of the
+  // channel steps, the shared step and the checkpoints. `endpoint_us`: the
+  // loaded demand's cut bound, latency excluded.
   PlanStatus build(const Demand& demand, const PlanOptions& options, double endpoint_us, Plan& out) noexcept {
-    if (!options.allow_shared) {
+    if (options.channels_only && !options.allow_shared) {
       std::size_t none = 0;
       bool gave_up = false;
       return greedy_.run(model_, options, std::numeric_limits<double>::infinity(), out.steps_, out.transfers_,
                          out.expected_us_, gave_up, nullptr, nullptr, none);
     }
     // The shared step's expectation; within kNearBound of a bound no plan
-    // can beat, it is kept without searching channel steps.
-    shared_.set_loopback(options.nic_loopback);
+    // can beat, it is kept without searching further.
+    const double near_us = detail::SharedStep::kMargin * kNearBound * (options.latency_us + endpoint_us);
     const double shared_us = shared_.expected_us(model_, greedy_.remaining(), options.latency_us);
-    if (shared_us <= detail::SharedStep::kMargin * kNearBound * (options.latency_us + endpoint_us))
+    if (shared_us <= near_us)
       return shared_.emit(model_, greedy_.remaining(), options.latency_us, true, out.steps_, out.transfers_,
                           out.expected_us_);
+    // Shifted permutations (not with channels_only), 1, 4, 16, ... shifts
+    // per step, each given up once its expectation passes the best so far.
+    double shifted_us = std::numeric_limits<double>::infinity();
+    shift_group_ = 1;
+    if (!options.channels_only) {
+      const std::uint32_t n = gpu_count();
+      for (std::uint32_t group = 1; group == 1 || group + 1 < n; group *= detail::ShiftedSteps::kGroupFactor) {
+        if ((n - 1 + group - 1) / group > options.max_steps) continue;  // more steps than allowed
+        const double us = detail::ShiftedSteps::expected_us(model_, resources_, estimator_, greedy_.remaining(),
+                                                            options.latency_us,
+                                                            shifted_us < shared_us ? shifted_us : shared_us, group);
+        if (us < shifted_us) shifted_us = us, shift_group_ = group;
+      }
+    }
+    const bool shifted = shifted_us < shared_us;
+    if (shifted && shifted_us <= near_us) return shifted_rest(options, out);
+    const double other_us = shifted ? shifted_us : shared_us;
+    // A one-port plan needs a step per partner of its busiest GPU: when the
+    // other candidate is no longer than that many start-ups, channel steps
+    // (and checkpoints, most of whose bytes they carry) are not searched.
+    if (other_us <= options.latency_us * most_partners(greedy_.remaining()))
+      return shifted ? shifted_rest(options, out)
+                     : shared_.emit(model_, greedy_.remaining(), options.latency_us, true, out.steps_,
+                                    out.transfers_, out.expected_us_);
     // Channel steps, given up once their expected times add up to more than
-    // the shared step's.
+    // the other candidate's.
     bool gave_up = false;
     detail::Greedy::Checkpoint marks[detail::Greedy::kMaxCheckpoints];
     std::size_t mark_count = 0;
-    if (PlanStatus s = greedy_.run(model_, options, shared_us, out.steps_, out.transfers_, out.expected_us_,
+    if (PlanStatus s = greedy_.run(model_, options, other_us, out.steps_, out.transfers_, out.expected_us_,
                                    gave_up, &shared_, marks, mark_count);
         !s.ok())
       return s;
     // The best checkpoint, if one beats the channel steps to the end (or,
-    // when they were given up, the shared step alone).
+    // when they were given up, the other candidate).
     std::size_t best = mark_count;
-    double best_us = gave_up ? shared_us : out.expected_us_;
+    double best_us = gave_up ? other_us : out.expected_us_;
     for (std::size_t k = 0; k < mark_count; ++k) {
       if (marks[k].expected_us + marks[k].rest_us < best_us) best = k, best_us = marks[k].expected_us + marks[k].rest_us;
     }
-    if (best == mark_count) return gave_up ? shared_rest(demand, options, 0, 0, 0.0, out) : PlanStatus{};
+    if (best == mark_count) {
+      if (!gave_up) return {};
+      if (!shifted) return shared_rest(demand, options, 0, 0, 0.0, out);
+      if (PlanStatus s = greedy_.load(model_, demand); !s.ok()) return s;  // the greedy consumed it
+      return shifted_rest(options, out);
+    }
     return shared_rest(demand, options, marks[best].steps, marks[best].transfers, marks[best].expected_us, out);
+  }
+
+  // The most GPUs any GPU sends to or receives from in the n x n demand R.
+  std::uint32_t most_partners(const std::uint64_t* R) const noexcept {
+    const std::uint32_t n = gpu_count();
+    std::uint32_t most = 0;
+    for (std::uint32_t g = 0; g < n; ++g) {
+      std::uint32_t out = 0, in = 0;
+      for (std::uint32_t h = 0; h < n; ++h) {
+        out += g != h && R[std::size_t{g} * n + h] != 0;
+        in += g != h && R[std::size_t{h} * n + g] != 0;
+      }
+      if (out > most) most = out;
+      if (in > most) most = in;
+    }
+    return most;
+  }
+
+  // The loaded demand (greedy_.remaining()) as shifted permutations, alone in `out`.
+  PlanStatus shifted_rest(const PlanOptions& options, Plan& out) noexcept {
+    out.steps_.clear();
+    out.transfers_.clear();
+    out.expected_us_ = 0.0;
+    return detail::ShiftedSteps::emit(model_, resources_, estimator_, greedy_.remaining(), options.latency_us,
+                                      shift_group_, out.steps_, out.transfers_, out.expected_us_);
   }
 
   // Keep the first `steps` steps (`transfers` transfers, expected_us) of
@@ -248,6 +326,11 @@ class Planner {
     if (o.chunk_align_bytes == 0)
       return PlanStatus::at(PlanError::bad_options, "options.chunk_align_bytes", "0: must be at least 1");
     if (o.max_steps == 0) return PlanStatus::at(PlanError::bad_options, "options.max_steps", "0: must be at least 1");
+    if (const char* field = o.machine.invalid_field())
+      return PlanStatus::at(PlanError::bad_options, field,
+                            "out of range (slopes finite >= 0, floors in (0, 1], at most %u CPU families with "
+                            "NUL-terminated matches, chunk bytes > 0, chunk overhead >= 0)",
+                            MachineModel::kMaxFamilies);
     return {};
   }
   bool valid(const PlanTransfer& t) const noexcept {
@@ -264,7 +347,10 @@ class Planner {
   detail::SubsetLayout layout_;
   detail::ClusterModel model_;
   detail::Greedy greedy_;
+  detail::Resources resources_;       // capacities and curves under the call's machine model
+  detail::StepEstimator estimator_;  // the shifted permutations'
   detail::SharedStep shared_;
+  std::uint32_t shift_group_ = 1;    // shifts per step of the best shifted candidate of the call
   bool ready_ = false;
   bool scratch_ready_ = false;
 };

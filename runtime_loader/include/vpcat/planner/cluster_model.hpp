@@ -34,6 +34,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <string_view>
 
 #include "vpcat/catalog_view.hpp"
 #include "vpcat/planner/buffer.hpp"
@@ -189,6 +190,15 @@ class ClusterModel {
   }
   const std::uint32_t* shared_ids(const RouteEntry& r) const noexcept { return shared_ids_.data() + r.shared_first; }
   const double* caps(const TypeModel& t) const noexcept { return caps_.data() + t.cap_first; }
+  // Per tracked resource of t (as caps()): kNone for a link, else the CPU
+  // model (cpu_model()) of the socket the forwarding component belongs to.
+  const std::uint32_t* resource_cpus(const TypeModel& t) const noexcept { return res_cpu_.data() + t.cap_first; }
+  // The distinct CPU models of the forwarders' sockets (may be empty strings).
+  std::uint32_t cpu_model_count() const noexcept { return static_cast<std::uint32_t>(cpu_first_.size()); }
+  std::string_view cpu_model(std::uint32_t k) const noexcept {
+    const std::size_t end = k + 1 < cpu_first_.size() ? cpu_first_[k + 1] : cpu_text_.size();
+    return std::string_view(cpu_text_.data() + cpu_first_[k], end - cpu_first_[k]);
+  }
   const double* leaf_caps(const TypeModel& t) const noexcept { return leaf_caps_.data() + t.leaf_first; }
   std::uint64_t nic_total() const noexcept { return nic_count_; }
   const NicPref* send_prefs(const TypeModel& t, std::uint32_t g) const noexcept {
@@ -394,13 +404,14 @@ class ClusterModel {
       const LinkView lv = nt.link(l);
       if (endpoint(lv.src()) || endpoint(lv.dst())) continue;
       link_res[l] = t.shared++;
-      if (!caps_.push_back(lv.capacity_gbps())) return oom();
+      if (!caps_.push_back(lv.capacity_gbps()) || !res_cpu_.push_back(kNone)) return oom();
     }
     for (std::uint32_t c = 0; c < t.components; ++c) {
       const double fwd = nt.component(c).forward_gbps();
       if (!(fwd > 0)) continue;
       comp_res[c] = t.shared++;
-      if (!caps_.push_back(fwd)) return oom();
+      const std::uint32_t cpu = cpu_of(nt, c);
+      if (cpu == kNoCpu || !caps_.push_back(fwd) || !res_cpu_.push_back(cpu)) return oom();
     }
 
     // Routes.
@@ -609,6 +620,28 @@ class ClusterModel {
       out[i].nearest = r.shared_count == min_shared ? 1 : 0;
     }
   }
+  // The index of the CPU model of forwarding component c's socket (the cpu
+  // its parents lead to; an empty model without one), added to the table
+  // when new; kNoCpu when memory is short.
+  static constexpr std::uint32_t kNoCpu = kNone - 1;
+  std::uint32_t cpu_of(const NodeTypeView& nt, std::uint32_t c) noexcept {
+    std::string_view model;
+    for (std::uint32_t hops = 0; c != kNone && c < nt.component_count() && hops <= nt.component_count(); ++hops) {
+      const ComponentView v = nt.component(c);
+      if (v.kind() == ComponentKind::cpu) {
+        model = v.model();
+        break;
+      }
+      c = v.parent();
+    }
+    for (std::uint32_t k = 0; k < cpu_model_count(); ++k)
+      if (cpu_model(k) == model) return k;
+    const std::size_t first = cpu_text_.size();
+    if (!cpu_first_.push_back(first) || !cpu_text_.resize(first + model.size())) return kNoCpu;
+    for (std::size_t i = 0; i < model.size(); ++i) cpu_text_[first + i] = model[i];
+    return cpu_model_count() - 1;
+  }
+
   static bool close(double x, double y) noexcept {
     const double d = x > y ? x - y : y - x;
     const double m = x > y ? x : y;
@@ -647,6 +680,9 @@ class ClusterModel {
   PodBuffer<std::uint32_t> shared_ids_, route_links_, route_fwds_;
   PodBuffer<double> leaf_caps_;
   PodBuffer<double> caps_;
+  PodBuffer<std::uint32_t> res_cpu_;  // per tracked resource, as caps_
+  PodBuffer<char> cpu_text_;          // the distinct CPU models, concatenated
+  PodBuffer<std::size_t> cpu_first_;  // where each starts in cpu_text_
   PodBuffer<NicPref> send_pref_, recv_pref_;
   PodBuffer<std::uint64_t> near_send_, near_recv_, near_send_gpus_, near_recv_gpus_;
   PodBuffer<double> send_share_, recv_share_;

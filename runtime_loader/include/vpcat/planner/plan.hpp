@@ -2,23 +2,32 @@
 // shape it.
 //
 // A step is a set of transfers posted together; step i is posted once step
-// i-1 has finished. No rate is planned: each transfer runs at whatever the
+// i-1 has finished (the MPI executor: once the rank's own transfers of step
+// i-1 have). No rate is planned: each transfer runs at whatever the
 // hardware gives it (NCCL and MPI sends take no rate, PCIe peer-to-peer has
-// no per-flow limiter). By default every step is a channel step, a
+// no per-flow limiter). A *channel step* (PlanStep::shared 0) is a
 // contention-free channel instance (docs/design.md §3): every GPU sends at
 // most one transfer and receives at most one, and with every transfer at
 // its route's solo rate (PlanTransfer::solo_gbps) no directed link,
 // forwarding component or NIC port is over its capacity and the fabric rule
-// of the catalog holds, so the hardware never arbitrates between them. Only
-// with PlanOptions::allow_shared may a plan's last step be the shared step
-// (PlanStep::shared): every payload left, posted at once on default routes,
-// a GPU sending and receiving several (PlanStep::ports), contending as in
-// fan-out. Over all steps every off-diagonal byte of the demand is
-// delivered exactly once per (origin, final).
+// of the catalog holds, so the hardware never arbitrates between them. A
+// *sharing step* (PlanStep::shared 1) is not: its transfers contend for
+// what they share as the hardware arbitrates it, at the rates the machine
+// model (machine_model.hpp) expects. By default a plan is whichever
+// candidate the planner expects fastest under PlanOptions::machine
+// (docs/planner.md "Plan shapes"): channel steps, channel steps ending in
+// the shared step (every payload left at once, PlanStep::ports per GPU),
+// the shared step alone, or shifted permutations (one-port steps, flagged
+// shared where they share a NIC lane or overload a resource).
+// PlanOptions::channels_only keeps the plans of channel steps only. Over
+// all steps every off-diagonal byte of the demand is delivered exactly once
+// per (origin, final).
 //
-// Times are expectations (expected_us), not promises: a channel step's is
-// the start-up latency plus its longest transfer at its solo rate; the
-// shared step's is the congestion estimate of shared_step.hpp.
+// Times are expectations (expected_us), not promises: every step's is the
+// estimator's (estimator.hpp): the start-up latency plus the longest of its
+// transfers at its solo rate and its busiest resource's bytes over what that
+// resource delivers under the machine model (for a channel step, the
+// longest transfer at its solo rate; for the shared step, 1.03 x that).
 //
 // A transfer names its route compactly (the NIC on each side, or none for an
 // intra-node route); Planner::route_links() expands it to the global link
@@ -33,6 +42,7 @@
 #include <cstdint>
 
 #include "vpcat/planner/buffer.hpp"
+#include "vpcat/planner/machine_model.hpp"
 #include "vpcat/version.hpp"
 
 namespace vpcat {
@@ -56,10 +66,16 @@ struct PlanOptions {
   std::uint64_t chunk_align_bytes = 1;
   // plan() fails with step_limit when the plan would need more steps. >= 1.
   std::uint32_t max_steps = 1u << 22;
-  // false (default): channel steps only, every step contention-free at solo
-  // rates. true: the plan may end with (or be) one shared step holding every
-  // payload left at once, when its expected time is the shorter (balanced
-  // demands; docs/planner.md "Two plan shapes").
+  // false (default): the plan is the candidate expected fastest under
+  // `machine` (docs/planner.md "Plan shapes"), sharing steps included.
+  // true: channel steps only, every step contention-free at solo rates, as
+  // before this option existed (bit for bit), unless allow_shared.
+  bool channels_only = false;
+  // With channels_only only: the plan may end with (or be) one shared step
+  // holding every payload left at once, when its expected time is the
+  // shorter (the plans of --allow-shared before the default chose among
+  // candidates). Without channels_only it changes nothing: the default
+  // already weighs the shared step.
   bool allow_shared = false;
   // true (default): the balanced part of the demand is replayed from the
   // catalog's stored patterns, where their cycle is short enough to pay,
@@ -79,6 +95,11 @@ struct PlanOptions {
   // for ranks of one host (shared memory, peer-to-peer), and a loopback it
   // ran so would contend on the host bridges.
   bool nic_loopback = false;
+  // The losses the planner expects when transfers share a resource
+  // (machine_model.hpp): by default the judge's calibrated table
+  // (simulator/contention.json); MachineModel::ideal() for none. Every
+  // default plan's candidates are weighed under it.
+  MachineModel machine;
 };
 
 inline constexpr std::uint16_t kNoNic = 0xFFFF;
@@ -99,8 +120,8 @@ struct PlanStep {
   std::uint64_t first = 0;    // index of its first transfer in Plan::transfers()
   std::uint32_t count = 0;    // transfers, >= 1
   std::uint32_t ports = 1;    // most transfers any GPU sends or receives in it (1 in every channel step)
-  double expected_us = 0.0;   // expected time: latency + the longest transfer at its solo rate (shared step: congestion)
-  std::uint32_t shared = 0;   // 1: the shared step (only ever a plan's last step), 0: a channel step
+  double expected_us = 0.0;   // expected time under the machine model (estimator.hpp)
+  std::uint32_t shared = 0;   // 1: a sharing step (not a channel: its transfers contend), 0: a channel step
   std::uint32_t reserved = 0;
 };
 
