@@ -19,6 +19,8 @@ import os
 import platform as pyplatform
 import subprocess
 
+from calibrate import table_parameters  # scripts/calibrate.py: one walk of a contention table
+
 SCHEDULERS = ["variopath", "fanout", "nccl", "spreadout", "fast", "deepep_nvlink_style", "deepep_pcie"]
 BASELINES = SCHEDULERS[1:]
 LABEL = {"variopath": "VarioPath", "fanout": "fan-out", "nccl": "NCCL", "spreadout": "SpreadOut",
@@ -119,21 +121,6 @@ def by_platform(rows):
 def speedup(doc, s):
     """Baseline time / VarioPath time (a sequence: total over its calls)."""
     return doc["results"][s]["time_us"] / doc["results"]["variopath"]["time_us"]
-
-
-def table_parameters(node, path=""):
-    """(dotted path, parameter) for every parameter of a contention table, in order."""
-    if isinstance(node, dict):
-        if "value" in node and "source" in node:
-            yield path, node
-            return
-        for k, v in node.items():
-            if k in ("format", "version", "description"):
-                continue
-            yield from table_parameters(v, f"{path}.{k}" if path else k)
-    elif isinstance(node, list):
-        for i, v in enumerate(node):
-            yield from table_parameters(v, f"{path}.{i}")
 
 
 def calibration_section(w, path):

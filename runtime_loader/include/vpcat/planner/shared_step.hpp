@@ -79,14 +79,7 @@ class SharedStep {
     step.ports = now_.ports;
     step.shared = 1;
     for_each_payload(m, R, [&](const RouteRef& p, std::uint64_t bytes, double solo) {
-      PlanTransfer x;
-      x.src = x.origin = p.g;
-      x.dst = x.final = p.h;
-      x.bytes = bytes;
-      x.solo_gbps = solo;
-      x.src_nic = p.i;
-      x.dst_nic = p.j;
-      transfers.push_back(x);  // reserved above
+      transfers.push_back(direct_transfer(p, bytes, solo));  // reserved above
     });
     step.expected_us = kMargin * now_.us;
     expected_us += step.expected_us;

@@ -64,14 +64,7 @@ class ShiftedSteps {
       step.first = transfers.size();
       const StepEstimator::Result r =
           shifts(m, res, est, R, s, group, latency_us, [&](const RouteRef& p, std::uint64_t bytes, double solo) {
-            PlanTransfer x;
-            x.src = x.origin = p.g;
-            x.dst = x.final = p.h;
-            x.bytes = bytes;
-            x.solo_gbps = solo;
-            x.src_nic = p.i;
-            x.dst_nic = p.j;
-            transfers.push_back(x);  // reserved above: at most n per shift
+            transfers.push_back(direct_transfer(p, bytes, solo));  // reserved above: at most n per shift
           });
       if (r.transfers == 0) continue;
       step.count = static_cast<std::uint32_t>(r.transfers);

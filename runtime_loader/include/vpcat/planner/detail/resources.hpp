@@ -31,6 +31,19 @@ struct RouteRef {
   std::uint16_t i = kNoNic, j = kNoNic;
 };
 
+// The plan's transfer of `bytes` straight from p.g to p.h on route `p`, at
+// solo rate `solo` (GB/s): no relay, so origin and final are its ends.
+inline PlanTransfer direct_transfer(const RouteRef& p, std::uint64_t bytes, double solo) noexcept {
+  PlanTransfer x;
+  x.src = x.origin = p.g;
+  x.dst = x.final = p.h;
+  x.bytes = bytes;
+  x.solo_gbps = solo;
+  x.src_nic = p.i;
+  x.dst_nic = p.j;
+  return x;
+}
+
 class Resources {
  public:
   // Size and fill the capacities for `m`; false when memory is short.
