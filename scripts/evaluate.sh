@@ -9,9 +9,8 @@
 # models (vp-sim --json, --model ideal and --model contention with
 # simulator/contention.json; the ideal runs of the platforms of at most 64
 # GPUs also compute the LP flow bound) and VarioPath alone with
-# --allow-shared under both models (the price of strict contention-freedom)
-# and with --nic-loopback (alone and with --allow-shared) on the platforms
-# of more than one node, then the
+# --channels-only under both models (the price of strict contention-freedom)
+# and with --nic-loopback on the platforms of more than one node, then the
 # sweeps of the contention parameters that have no published
 # figure (each at its sweep_min, default 0, and its sweep_max; port
 # arbitration off and on; on a few cases), VP_EVAL_JOBS processes at a
@@ -70,9 +69,9 @@ SELECTED=${VP_EVAL_PLATFORMS:-}
 
 TABLE="$ROOT/simulator/contention.json"
 rm -rf "$OUT"
-mkdir -p "$OUT/catalogs" "$OUT/results/ideal" "$OUT/results/contention" "$OUT/results/ideal-shared" \
-  "$OUT/results/contention-shared" "$OUT/results/ideal-loopback" "$OUT/results/contention-loopback" \
-  "$OUT/results/ideal-loopback-shared" "$OUT/results/contention-loopback-shared" "$OUT/tables"
+mkdir -p "$OUT/catalogs" "$OUT/results/ideal" "$OUT/results/contention" "$OUT/results/ideal-channels" \
+  "$OUT/results/contention-channels" "$OUT/results/ideal-loopback" "$OUT/results/contention-loopback" \
+  "$OUT/tables"
 echo "== analyze"
 echo "$PLATFORMS" | while IFS='|' read -r name args; do
   [ -n "$name" ] || continue
@@ -86,12 +85,11 @@ done
 echo "== simulate ($JOBS at a time, epsilon $EPSILON)"
 # A job: platform, workload, results folder, table ("-" = the ideal model),
 # and "flow" where the ideal run also computes the LP flow bound (vp-sim
-# --flow-bound; platforms of at most 64 GPUs, FLOW_PLATFORMS), or "shared"
-# for VarioPath alone with --allow-shared (its plans may end with a shared
-# step, where transfers contend), or "loopback" for VarioPath alone with
-# --nic-loopback (intra-node payloads may loop through two NICs and the
-# switch) on the platforms of more than one node, "loopback-shared" with
-# both flags.
+# --flow-bound; platforms of at most 64 GPUs, FLOW_PLATFORMS), or "channels"
+# for VarioPath alone with --channels-only (every step a channel), or
+# "loopback" for VarioPath alone with --nic-loopback (intra-node payloads may
+# loop through two NICs and the switch) on the platforms of more than one
+# node.
 FLOW_PLATFORMS="pcie-4n-switch aws-g6-4n-switch aws-g5-4n-switch hgx-h20-2n-switch pcie-1n"
 : >"$OUT/jobs.txt"
 for name in $(cat "$OUT/platforms.txt"); do
@@ -100,13 +98,11 @@ for name in $(cat "$OUT/platforms.txt"); do
   for w in $WORKLOADS; do
     echo "$name $w ideal - $flow" >>"$OUT/jobs.txt"
     echo "$name $w contention $TABLE" >>"$OUT/jobs.txt"
-    echo "$name $w ideal-shared - shared" >>"$OUT/jobs.txt"
-    echo "$name $w contention-shared $TABLE shared" >>"$OUT/jobs.txt"
+    echo "$name $w ideal-channels - channels" >>"$OUT/jobs.txt"
+    echo "$name $w contention-channels $TABLE channels" >>"$OUT/jobs.txt"
     if [ "$name" != pcie-1n ]; then
       echo "$name $w ideal-loopback - loopback" >>"$OUT/jobs.txt"
       echo "$name $w contention-loopback $TABLE loopback" >>"$OUT/jobs.txt"
-      echo "$name $w ideal-loopback-shared - loopback-shared" >>"$OUT/jobs.txt"
-      echo "$name $w contention-loopback-shared $TABLE loopback-shared" >>"$OUT/jobs.txt"
     fi
   done
 done
@@ -192,6 +188,12 @@ if [ -n "$SIZES" ]; then
     done
   done
 fi
+# The machine's load during the simulations (planning times are measured
+# here): one 1-minute load average a minute, for the report.
+: >"$OUT/load.txt"
+( while :; do cut -d" " -f1 /proc/loadavg >>"$OUT/load.txt" 2>/dev/null || exit 0; sleep 60; done ) &
+LOAD_PID=$!
+trap 'kill "$LOAD_PID" 2>/dev/null || true' EXIT
 export SIM OUT EPSILON SIZES
 # shellcheck disable=SC2016
 xargs -P "$JOBS" -L 1 sh -c '
@@ -201,9 +203,8 @@ xargs -P "$JOBS" -L 1 sh -c '
   schedulers=all
   case "${4:-}" in
     flow) model="$model --flow-bound" ;;
-    shared) schedulers=variopath model="$model --allow-shared" ;;
+    channels) schedulers=variopath model="$model --channels-only" ;;
     loopback) schedulers=variopath model="$model --nic-loopback" ;;
-    loopback-shared) schedulers=variopath model="$model --nic-loopback --allow-shared" ;;
     latency=*) model="$model --latency-us ${4#latency=}" ;;
     sizes) model="$model --sizes $SIZES" ;;
   esac
@@ -216,6 +217,9 @@ xargs -P "$JOBS" -L 1 sh -c '
   printf "%-24s %-26s %-30s %4d.%d s\n" "$0" "$1" "$2" "$((ds / 10))" "$((ds % 10))"
 ' <"$OUT/jobs.txt"
 
+kill "$LOAD_PID" 2>/dev/null || true
+LOADS=$(sort -n "$OUT/load.txt" | awk 'NR == 1 { lo = $1 } { hi = $1; sum += $1; n++ } END { if (n) printf "mean %.1f, range %s-%s", sum / n, lo, hi }')
+
 echo "== calibration"
 python3 "$ROOT/scripts/calibrate.py" --bin "$BUILD" --model contention --contention "$TABLE" --check \
   >"$OUT/calibration.txt" || echo "calibrate.py: a figure misses without a stated reason (see the report)" >&2
@@ -225,6 +229,6 @@ echo "== report"
 python3 "$ROOT/scripts/evaluate_report.py" --results "$OUT/results" --platforms "$OUT/platforms.txt" \
   --docs "$ROOT/docs" --command "scripts/evaluate.sh ${1:-build-eval}" --build-type "$BUILD_TYPE" \
   --seconds "$((END - START))" --jobs "$JOBS" --epsilon "$EPSILON" --contention "$TABLE" \
-  --calibration "$OUT/calibration.txt" \
+  --calibration "$OUT/calibration.txt" --load "$LOADS" \
   --partial "$([ -n "$SELECTED" ] || [ -n "${VP_EVAL_WORKLOADS:-}" ] && echo yes || echo no)"
 echo "== done in $((END - START)) s: docs/evaluation.md"
