@@ -4,10 +4,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <stdexcept>
 
+#include "vp/sim/cpu_clock.hpp"
 #include "vp/topology/errors.hpp"
 #include "vpcat/planner/demand_check.hpp"
 
@@ -104,16 +104,8 @@ VarioPathRun variopath_schedule(const Topology& t, vpcat::Planner& planner, cons
     if (s.code() == vpcat::PlanError::bad_options) throw std::invalid_argument(s.message());
     if (!s.ok()) throw PlanRefused(s);
   };
-  call();  // warm-up: sizes the scratch and the plan
-  std::vector<double> us;
-  for (int i = 0; i < opts.timed_calls; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    call();
-    us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(us.begin(), us.end());
   VarioPathRun run;
-  run.planning_us = us.size() % 2 ? us[us.size() / 2] : (us[us.size() / 2 - 1] + us[us.size() / 2]) / 2;
+  run.planning_us = median_cpu_us(opts.timed_calls, call);  // the first call sizes the scratch and the plan
   run.steps = plan.step_count();
   run.transfers = plan.transfer_count();
   run.expected_us = plan.expected_us();

@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <stdexcept>
 
 #include "vp/sim/baselines.hpp"
 #include "vp/sim/check_schedule.hpp"
+#include "vp/sim/cpu_clock.hpp"
 #include "vp/sim/variopath.hpp"
 #include "vp/base/errors.hpp"
 
@@ -48,20 +48,6 @@ double receiver_sum_gbps(const sim::SimResult& sim, double before_us) {
   return sum;
 }
 
-// Median wall clock, microseconds, of `calls` calls of f after a warm-up.
-template <class F>
-double median_wall_us(int calls, F&& f) {
-  f();
-  std::vector<double> us;
-  for (int i = 0; i < calls; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    f();
-    us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(us.begin(), us.end());
-  return us.size() % 2 ? us[us.size() / 2] : (us[us.size() / 2 - 1] + us[us.size() / 2]) / 2;
-}
-
 }  // namespace
 
 CaseResult compare(const Topology& t, vpcat::Planner& planner, const sim::Demand& demand,
@@ -82,7 +68,7 @@ CaseResult compare(const Topology& t, vpcat::Planner& planner, const sim::Demand
     SchedulerResult r;
     r.name = name;
     sim::Schedule schedule;
-    const auto start = std::chrono::steady_clock::now();
+    const double start = sim::thread_cpu_us();
     if (name == "variopath") {
       sim::VarioPathOptions vo;
       vo.plan = opts.plan;
@@ -102,7 +88,7 @@ CaseResult compare(const Topology& t, vpcat::Planner& planner, const sim::Demand
           fo.alpha_us = opts.sim.latency_us;
           // FAST decomposes the matrix per call: timed as VarioPath's plan is.
           if (opts.planning.measured)
-            r.planning_measured_us = median_wall_us(opts.plan_timed_calls, [&] { schedule = sim::fast_schedule(view, demand, fo); });
+            r.planning_measured_us = sim::median_cpu_us(opts.plan_timed_calls, [&] { schedule = sim::fast_schedule(view, demand, fo); });
           else
             schedule = sim::fast_schedule(view, demand, fo);
         } else if (name == "deepep_nvlink_style")
@@ -117,8 +103,7 @@ CaseResult compare(const Topology& t, vpcat::Planner& planner, const sim::Demand
         continue;
       }
       if (!(name == "fast" && opts.planning.measured))
-        r.planning_measured_us =
-            std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+        r.planning_measured_us = sim::thread_cpu_us() - start;
       if (name == "deepep_pcie") r.hypothetical = sim::deepep_pcie_hypothetical(view);
       else if (name == "deepep_nvlink_style") r.hypothetical = sim::deepep_nvlink_style_hypothetical();
     }

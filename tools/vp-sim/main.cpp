@@ -341,7 +341,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 0.01));
   app.add_option("--planning-us", o.planning,
                  "Planning time charged to the schedulers that plan per call (variopath, fast): measured (default: "
-                 "the median wall clock of --plan-calls calls on this machine, so not reproducible) or a budget in "
+                 "the median thread CPU time of --plan-calls calls on this machine, so not reproducible) or a budget in "
                  "microseconds. Every scheduler's time is its total: counts exchange (simulated: an allgather of "
                  "the counts matrix for variopath and fast, one count per pair for DeepEP, none for fanout, nccl, "
                  "spreadout) + planning + transfer; every ratio and bandwidth is of the total (docs/simulator.md)")
