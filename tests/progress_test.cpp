@@ -121,9 +121,12 @@ TEST_CASE("progress: a node type's summary is shown at once, never before the fi
   f.reporter.report(done);
   std::string out = f.text();
   CHECK(count(out, "\n") == 3);
-  CHECK(out.find("vp-analyze: node type pcie-gen4 (1 of 2) done: 8 GPUs, 102 local pattern orbits representing 511 "
-                 "patterns\n") != std::string::npos);
-  CHECK(out.find("representing 511 patterns (search stopped at its budget)\n") != std::string::npos);
+  CHECK(out.find("vp-analyze: node type pcie-gen4 (1 of 2) done: 8 GPUs, 511 contention-free patterns\n") !=
+        std::string::npos);
+  CHECK(out.find("511 contention-free patterns (search stopped at its budget)\n") != std::string::npos);
+  CHECK(ProgressReporter::describe(done, {}, true) ==
+        "node type pcie-gen4 (1 of 2) done: 8 GPUs, |Aut| = 128, 1 GPU orbits, 102 local pattern orbits representing "
+        "511 patterns (search stopped at its budget)");
 }
 
 TEST_CASE("progress: a bar is redrawn in place and cleared, five times a second at most") {

@@ -166,11 +166,14 @@ std::string ProgressReporter::describe(const AnalysisProgress& p, const Progress
       return s;
     }
     case Stage::done:
-      return fmt::format("node type {} ({} of {}) done: {} GPUs, {}{} local pattern orbits representing {} patterns{}",
-                         p.node_type, p.node_type_index + 1, p.node_types, p.gpus,
-                         verbose ? fmt::format("|Aut| = {}, {} GPU orbits, ", short_decimal(p.group_order), p.gpu_orbits)
-                                 : std::string(),
-                         grouped(p.orbits_found), short_decimal(p.patterns_represented),
+      if (verbose)
+        return fmt::format("node type {} ({} of {}) done: {} GPUs, |Aut| = {}, {} GPU orbits, {} local pattern orbits "
+                           "representing {} patterns{}",
+                           p.node_type, p.node_type_index + 1, p.node_types, p.gpus, short_decimal(p.group_order),
+                           p.gpu_orbits, grouped(p.orbits_found), short_decimal(p.patterns_represented),
+                           p.complete ? "" : " (search stopped at its budget)");
+      return fmt::format("node type {} ({} of {}) done: {} GPUs, {} contention-free patterns{}", p.node_type,
+                         p.node_type_index + 1, p.node_types, p.gpus, short_decimal(p.patterns_represented),
                          p.complete ? "" : " (search stopped at its budget)");
   }
   return {};
