@@ -64,7 +64,7 @@ void write_plan_svg(const Options& o, const vpcat::CatalogFile& file, const vpca
 std::string rate_text(const vpcat::Plan& plan) {
   if (!(plan.expected_us() > 0) || plan.total_bytes() == 0 || plan.gpus() == 0) return {};
   const double gbps = static_cast<double>(plan.total_bytes()) / (plan.expected_us() * 1e3);
-  return fmt::format(" ({:.3g} GB/s, {:.3g} GB/s per GPU)", gbps, gbps / plan.gpus());
+  return fmt::format(" ({:.3g} GB/s, {:.3g} GB/s per GPU)", gbps, gbps / static_cast<double>(plan.gpus()));
 }
 
 int run(Options& o) {
