@@ -187,14 +187,48 @@ TEST_CASE("progress: every stage on standard error, the catalog unchanged, -q si
   CHECK(loud.out.rfind("wrote ", 0) == 0);  // the summary stays on standard output
   const std::string head = "vp-analyze: node type pcie-gen4-2s4sw8g (1 of 1, 8 GPUs): ";
   CHECK(loud.err.rfind(head + "computing its automorphism group\n", 0) == 0);
-  CHECK(loud.err.find(head + "|Aut| = 128, 1 GPU orbits; local-pattern search: 4,096 search nodes, ") !=
-        std::string::npos);
+  CHECK(loud.err.find(head + "local-pattern search: 4,096 search nodes, ") != std::string::npos);
   CHECK(loud.err.find(head + "contention check of the patterns: 64 of 511 (13%)") != std::string::npos);
-  const std::string done = "vp-analyze: node type pcie-gen4-2s4sw8g (1 of 1) done: 8 GPUs, |Aut| = 128, 1 GPU "
-                           "orbits, 511 local pattern orbits representing 40177 patterns\n";
+  const std::string done =
+      "vp-analyze: node type pcie-gen4-2s4sw8g (1 of 1) done: 8 GPUs, 40177 contention-free patterns\n";
   CHECK(loud.err.size() > done.size());
   CHECK(loud.err.substr(loud.err.size() - done.size()) == done);
   CHECK(loud.err.find('\r') == std::string::npos);  // lines, not a bar
+  CHECK(loud.err.find("|Aut|") == std::string::npos);
+  // --verbose: the group order and the GPU orbits too, in the lines and the summary.
+  RunResult verbose = analyze("--input " + shell_quote(kPlatform) + " --out " + shell_quote(d.path() + "/v.vpcat") +
+                              " --progress lines --progress-interval 0 --verbose");
+  REQUIRE(verbose.exit_code == 0);
+  CHECK(verbose.err.find(head + "|Aut| = 128, 1 GPU orbits; local-pattern search: 4,096 search nodes, ") !=
+        std::string::npos);
+  CHECK(verbose.out.find("\n  node type pcie-gen4-2s4sw8g: |Aut| = 128, 1 GPU orbits, 511 local pattern orbits "
+                         "representing 40177 patterns\n") != std::string::npos);
+  CHECK(verbose.out.find("\n  cluster automorphism group order 128\n") != std::string::npos);
+}
+
+TEST_CASE("summary: GB/s and patterns by default, the group theory under --verbose") {
+  TempDir d;
+  RunResult r = analyze("--input " + shell_quote(kPlatform) + " --nodes 4 --out " + shell_quote(d.path() + "/c.vpcat") +
+                        " -q");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("\n  GPUs 32, nodes 4, node types 1\n  node type pcie-gen4-2s4sw8g: 8 GPUs, GPU links 24 GB/s, "
+                   "network 96 GB/s (4 NICs, 12 GB/s per GPU); 40177 contention-free patterns\n") != std::string::npos);
+  for (const char* group_word : {"|Aut|", "automorphism", "orbit", "fabric group"}) {
+    CAPTURE(group_word);
+    CHECK(r.out.find(group_word) == std::string::npos);
+  }
+}
+
+TEST_CASE("an NVLink machine gets a one-line warning: analysed and drawn as PCIe-only") {
+  TempDir d;
+  const std::string p5 = vp::test::fixture("real/nccl-topo/aws-p5.48xl-topo.xml");
+  RunResult r = analyze("topology --input " + shell_quote(p5) + " --svg " + shell_quote(d.path() + "/p5.svg"));
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err == "vp-analyze: warning: node type aws-p5.48xl-topo: an NVLink machine (its name says p5): analysed and "
+                 "drawn as PCIe-only (the model has no NVLink); its GPU-to-GPU figures are PCIe's\n");
+  RunResult pcie = analyze("topology --input " + shell_quote(kPlatform) + " --json");
+  REQUIRE(pcie.exit_code == 0);
+  CHECK(pcie.err.find("NVLink") == std::string::npos);
 }
 
 TEST_CASE("progress: VP_PROGRESS is the default of --progress; a value that is no mode is warned about") {
@@ -203,7 +237,7 @@ TEST_CASE("progress: VP_PROGRESS is the default of --progress; a value that is n
   RunResult env = vp::test::run("VP_PROGRESS=bar " + shell_quote(kBin) + " --input " + shell_quote(kPlatform) +
                                 " --out " + shell_quote(out) + " --progress-interval 0");
   REQUIRE(env.exit_code == 0);
-  CHECK(env.err.find("\r\x1b[Kvp-analyze: node type pcie-gen4-2s4sw8g (1 of 1, 8 GPUs): ") != std::string::npos);
+  CHECK(env.err.find("\r\x1b[Kvp-analyze: pcie-gen4-2s4sw8g 1/1: ") != std::string::npos);  // a bar
   RunResult option = vp::test::run("VP_PROGRESS=bar " + shell_quote(kBin) + " --input " + shell_quote(kPlatform) +
                                    " --out " + shell_quote(out) + " --progress none");
   REQUIRE(option.exit_code == 0);

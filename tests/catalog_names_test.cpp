@@ -112,7 +112,12 @@ TEST_CASE("import warnings go with the catalog: shown when analysing, kept in th
   const std::string gdr =
       "GPUDirect RDMA of 8 RDMA NICs (InfiniBand class or Mellanox ids, no known model) not stated by the input: "
       "assumed capable (nic.assume_gpudirect=1; --set nic.assume_gpudirect=0 if not)";
-  CHECK(r.err == "vp-analyze: warning: " + rate + "\nvp-analyze: warning: " + gdr + "\n");
+  // Then that it is an NVLink machine analysed as PCIe-only (not an import
+  // warning: not in the provenance).
+  const std::string nvlink = "node type azure-ndv4-topo: an NVLink machine (its name says ndv4): analysed and drawn as "
+                             "PCIe-only (the model has no NVLink); its GPU-to-GPU figures are PCIe's";
+  CHECK(r.err == "vp-analyze: warning: " + rate + "\nvp-analyze: warning: " + gdr + "\nvp-analyze: warning: " + nvlink +
+                     "\n");
   RunResult inspect = run(shell_quote(kCatalogBin) + " inspect " + shell_quote(cat));
   CHECK(inspect.exit_code == 0);
   CHECK(inspect.out.find("analysis warning: " + rate + "\nanalysis warning: " + gdr + "\n") != std::string::npos);

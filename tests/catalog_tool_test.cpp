@@ -37,6 +37,15 @@ TEST_CASE("vp-catalog inspect: the summary keys of vp-analyze, then the file's l
   CHECK(text.exit_code == 0);
   CHECK(text.out.find("\nnodes gpu[001-004] (4 of type quad, GPUs 0-15)\n") != std::string::npos);
   CHECK(text.out.rfind(sample() + ": 4632 bytes, format 1.0 (readers of 1.0 or later), written by version ", 0) == 0);
+  // In operators' words by default: GB/s; the group theory with --verbose.
+  CHECK(text.out.find("\nnode type quad: 4 GPUs, GPU links 24 GB/s, network 50 GB/s (2 NICs, 12.5 GB/s per GPU)\n") !=
+        std::string::npos);
+  CHECK(text.out.find("group order") == std::string::npos);
+  CHECK(text.out.find("orbits") == std::string::npos);
+  const vp::test::RunResult verbose = run(kTool + " inspect --verbose " + sample());
+  CHECK(verbose.exit_code == 0);
+  CHECK(verbose.out.find("\ncluster group order 98304\nnode type quad: group order 8, 1 GPU orbits, 3 local pattern "
+                         "orbits representing 7\n3 channel orbits stored, representing 7\n") != std::string::npos);
 }
 
 TEST_CASE("vp-catalog validate: exit 0 valid, 3 invalid, 2 unreadable, 1 usage") {

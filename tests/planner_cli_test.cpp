@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <string>
 
 #include "planner_support.hpp"
@@ -114,6 +115,13 @@ TEST_CASE("vp-plan: sparse entries, text summary, options") {
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(r.out.rfind("32 GPUs, ", 0) == 0);
   CHECK(r.out.find(" transfers, 1049605 bytes; expected ") != std::string::npos);
+  // The rate in GB/s, in all and per GPU: the bytes over the expected time.
+  const std::regex rate(R"(expected ([0-9.]+) us \(([0-9.]+) GB/s, ([0-9.]+) GB/s per GPU\); planned in )");
+  std::smatch m;
+  REQUIRE(std::regex_search(r.out, m, rate));
+  const double us = std::stod(m[1]), gbps = std::stod(m[2]), per_gpu = std::stod(m[3]);
+  CHECK(gbps == doctest::Approx(1049605 / (us * 1e3)).epsilon(0.01));
+  CHECK(per_gpu == doctest::Approx(gbps / 32).epsilon(0.01));
   const RunResult j = f.plan(R"({"gpus": 32, "entries": []})");
   REQUIRE(j.exit_code == 0);
   const nlohmann::json plan = nlohmann::json::parse(j.out);

@@ -5,6 +5,7 @@
 // node per component and one edge per physical link. render_cli_test.cpp
 // makes the same pictures through the binaries.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 
@@ -221,4 +222,118 @@ TEST_CASE("render: the timeline has the schedule's steps, a bar per sending GPU 
   CHECK_FALSE(says_overlap(c));  // end to end: the spans add up to the time
   result.time_us = 80.0;         // rank synchronisation: the steps' spans overlap
   CHECK(says_overlap(vp::render::timeline_chart(t, schedule, result, bound, "timeline")));
+}
+
+namespace {
+
+// The boxes of `doc` with class `cls` prefix ("component"): x, y, width, height.
+struct Box {
+  double x, y, w, h;
+};
+std::vector<Box> boxes(const pugi::xml_document& doc, const std::string& cls_prefix) {
+  std::vector<Box> out;
+  for (const pugi::xpath_node& n : doc.select_nodes(("//rect[starts-with(@class,'" + cls_prefix + "')]").c_str()))
+    out.push_back({n.node().attribute("x").as_double(), n.node().attribute("y").as_double(),
+                   n.node().attribute("width").as_double(), n.node().attribute("height").as_double()});
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("render: a wide level wraps into rows (the p5 node, 32 NICs), no box on another, a link per child") {
+  const vp::Topology t =
+      vp::import_topology(vp::test::fixture("real/nccl-topo/aws-p5.48xl-topo.xml"), vp::InputFormat::nccl_xml, {});
+  vp::render::TopologyPicture p;
+  p.node = &t;
+  p.title = "p5";
+  pugi::xml_document doc;
+  parse(doc, vp::render::topology_svg(p));
+  const pugi::xml_node svg = doc.document_element();
+  // All on one row, it was 4,660 px wide and 516 high.
+  CHECK(svg.attribute("width").as_double() <= 1300);
+  CHECK(svg.attribute("height").as_double() <= 1400);
+  const std::vector<Box> b = boxes(doc, "component");
+  REQUIRE(b.size() == 50);  // 8 GPUs, 32 NICs, 8 switches, a host bridge, a socket
+  for (std::size_t i = 0; i < b.size(); ++i)
+    for (std::size_t j = i + 1; j < b.size(); ++j) {
+      const bool apart = b[i].x + b[i].w <= b[j].x || b[j].x + b[j].w <= b[i].x || b[i].y + b[i].h <= b[j].y ||
+                         b[j].y + b[j].h <= b[i].y;
+      CHECK(apart);
+    }
+  // One line per physical link: 49 PCIe links, no inter-socket link; the bus
+  // of the wrapped host bridge is drawn apart.
+  CHECK(count(doc, "line", "link") == 49);
+  CHECK(count(doc, "line", "bus") >= 2);
+  // The evaluation node (720 px a socket) still fits on one row per depth.
+  const vp::Topology small = platform();
+  p.node = &small;
+  pugi::xml_document one;
+  parse(one, vp::render::topology_svg(p));
+  CHECK(count(one, "line", "bus") == 0);
+  CHECK(one.document_element().attribute("width").as_double() == 1440);
+}
+
+TEST_CASE("render: orbit colours are distinct for any count, not only the palette's 12") {
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < vp::render::kDistinctOrbitColours; ++i) {
+    const std::string c = vp::render::orbit_colour(i);
+    REQUIRE(std::regex_match(c, std::regex("#[0-9a-f]{6}")));
+    seen.insert(c);
+  }
+  CHECK(seen.size() == vp::render::kDistinctOrbitColours);
+  CHECK(vp::render::orbit_colour(0) == "#8dd3c7");  // the palette first, as before
+  // In a picture: the p5 node without orbits has 50 components, each its own
+  // orbit, each its own fill, matching its legend entry.
+  const vp::Topology t =
+      vp::import_topology(vp::test::fixture("real/nccl-topo/aws-p5.48xl-topo.xml"), vp::InputFormat::nccl_xml, {});
+  vp::render::TopologyPicture p;
+  p.node = &t;
+  pugi::xml_document doc;
+  parse(doc, vp::render::topology_svg(p));
+  std::set<std::string> legend, boxes_fill;
+  for (const pugi::xpath_node& n : doc.select_nodes("//rect[@class='orbit']")) legend.insert(n.node().attribute("fill").value());
+  for (const pugi::xpath_node& n : doc.select_nodes("//rect[starts-with(@class,'component')]"))
+    boxes_fill.insert(n.node().attribute("fill").value());
+  CHECK(legend.size() == 50);
+  CHECK(boxes_fill == legend);
+}
+
+TEST_CASE("render: past 64 GPUs a step picture is a heatmap of groups of GPUs, not a barcode") {
+  vp::render::GanttChart c;
+  c.title = "256 GPUs";
+  for (int g = 0; g < 256; ++g) c.gpu_labels.push_back(fmt::format("n{}:gpu{}", g / 8, g % 8));
+  // 255 shift steps: every GPU sends, the first half for the whole step.
+  for (std::uint32_t k = 0; k < 255; ++k) {
+    vp::render::GanttStep s{10.0, false, {}};
+    for (std::uint32_t g = 0; g < 256; ++g)
+      s.bars.push_back({g, g < 128 ? 10.0 : 5.0, vp::render::RouteClass::network, ""});
+    c.steps.push_back(std::move(s));
+  }
+  c.steps[3].shared = true;
+  pugi::xml_document doc;
+  parse(doc, vp::render::gantt_svg(c));
+  CHECK(count(doc, "rect", "bar") == 0);
+  CHECK(count(doc, "rect", "gpu") == 64);  // 4 GPUs a row
+  CHECK(count(doc, "rect", "step") == 255);
+  CHECK(count(doc, "rect", "cell") == 64 * 255);
+  CHECK(count(doc, "rect", "shared") == 1);
+  CHECK(count(doc, "rect", "scale") == 5);
+  // A row per GPU was 16 px each: 4,096 px of rows; the heatmap's are 12 px.
+  CHECK(doc.document_element().attribute("height").as_double() < 1000);
+  // Busy rows are darker than half-busy ones: two shades in all.
+  std::set<std::string> shades;
+  for (const pugi::xpath_node& n : doc.select_nodes("//rect[@class='cell']")) shades.insert(n.node().attribute("fill").value());
+  CHECK(shades.size() == 2);
+  CHECK(all_text(doc).find("step 0: 4 of 4 GPUs of n0:gpu0 \xE2\x80\x93 n0:gpu3 send, busy 100% of the step") !=
+        std::string::npos);
+  CHECK(all_text(doc).find("busy 50% of the step") != std::string::npos);
+  // 64 GPUs keep a row each.
+  c.gpu_labels.resize(64);
+  for (vp::render::GanttStep& s : c.steps)
+    s.bars.erase(std::remove_if(s.bars.begin(), s.bars.end(), [](const vp::render::GanttBar& b) { return b.gpu >= 64; }),
+                 s.bars.end());
+  pugi::xml_document gantt;
+  parse(gantt, vp::render::gantt_svg(c));
+  CHECK(count(gantt, "rect", "bar") == 64 * 255);
+  CHECK(count(gantt, "rect", "cell") == 0);
 }

@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
+#include <set>
+#include <vector>
 
 namespace vp::render {
 
@@ -131,11 +135,44 @@ std::string_view route_colour(RouteClass c) {
   return "#999999";
 }
 
-std::string_view orbit_colour(std::size_t i) {
-  static constexpr std::array<std::string_view, 12> kPalette{
-      "#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3", "#fdb462",
-      "#b3de69", "#fccde5", "#d9d9d9", "#bc80bd", "#ccebc5", "#ffed6f"};
-  return kPalette[i % kPalette.size()];
+namespace {
+
+// The k-th generated colour: hues a golden angle apart (each far from the
+// last few), light enough for black text, in four lightness and four
+// saturation tiers.
+std::string generated_colour(std::size_t k) {
+  static constexpr std::array<double, 4> kLight{0.78, 0.66, 0.86, 0.72};
+  static constexpr std::array<double, 4> kSaturation{0.70, 0.50, 0.85, 0.60};
+  const double hue = std::fmod(static_cast<double>(k) * 137.50776405003785, 360.0) / 60.0;
+  const double light = kLight[k % 4], saturation = kSaturation[k / 4 % 4];
+  const double chroma = (1 - std::fabs(2 * light - 1)) * saturation;
+  const double second = chroma * (1 - std::fabs(std::fmod(hue, 2.0) - 1));
+  double rgb[3] = {0, 0, 0};
+  const int sector = static_cast<int>(hue) % 6;
+  static constexpr int kMax[6] = {0, 1, 1, 2, 2, 0}, kMid[6] = {1, 0, 2, 1, 0, 2};
+  rgb[kMax[sector]] = chroma;
+  rgb[kMid[sector]] = second;
+  const double base = light - chroma / 2;
+  auto byte = [&](double v) { return static_cast<unsigned>(std::lround(std::clamp(v + base, 0.0, 1.0) * 255)); };
+  return fmt::format("#{:02x}{:02x}{:02x}", byte(rgb[0]), byte(rgb[1]), byte(rgb[2]));
+}
+
+}  // namespace
+
+std::string orbit_colour(std::size_t i) {
+  // The palette, then generated colours, each unlike every one before it
+  // (a generated colour that rounds to an earlier one is skipped), made once.
+  static const std::vector<std::string> kColours = [] {
+    std::vector<std::string> c{"#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3", "#fdb462",
+                               "#b3de69", "#fccde5", "#d9d9d9", "#bc80bd", "#ccebc5", "#ffed6f"};
+    std::set<std::string> seen(c.begin(), c.end());
+    for (std::size_t k = 0; c.size() < kDistinctOrbitColours; ++k) {
+      std::string next = generated_colour(k);
+      if (seen.insert(next).second) c.push_back(std::move(next));
+    }
+    return c;
+  }();
+  return kColours[i % kColours.size()];
 }
 
 SvgDoc::SvgDoc(double width, double height, std::string_view title)

@@ -1,8 +1,10 @@
 // vp-analyze topology --svg: one node's PCIe tree (topology_picture.hpp).
-// Layout: the leaves (GPUs, NICs and childless components) side by side in
-// depth-first order, socket after socket; each inner component centred over
-// its children; one row per tree depth; inter-socket links as brackets above
-// the sockets; the orbit legend below.
+// Layout: each subtree is a block; a component's children's blocks side by
+// side in depth-first order, the component centred over them, one row per
+// tree depth; children that would make a row wider than kWrapW wrap into
+// further rows below (as lstopo wraps a wide level), reached by a bus from
+// the component's left; the sockets side by side, inter-socket links as
+// brackets above them; the orbit legend below.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,6 +18,68 @@ namespace vp::render {
 namespace {
 
 constexpr double kBoxW = 104, kBoxH = 46, kGap = 12, kSocketGap = 28, kRowH = 92, kMargin = 16;
+// Children wider than this together wrap into rows; a wrapped block is
+// indented by kIndent for its bus.
+constexpr double kWrapW = 1200, kIndent = 20, kBusAbove = 14;
+
+// A subtree's block: its size, and where its root's box and its children's
+// blocks sit in it (offsets from the block's top left).
+struct Block {
+  double w = kBoxW, h = kBoxH;
+  double root_dx = 0;
+  std::vector<std::pair<double, double>> child_at;  // per child: dx, dy
+  bool wrapped = false;
+};
+
+// The blocks of every component, children before parents (the order of
+// decreasing depth: no recursion on an untrusted depth).
+std::vector<Block> layout_blocks(const Topology& t, const std::vector<int>& depth, int max_depth) {
+  const std::size_t n = t.components.size();
+  std::vector<Block> b(n);
+  for (int d = max_depth; d >= 0; --d) {
+    for (ComponentId c = 0; c < n; ++c) {
+      if (depth[c] != d || t.children[c].empty()) continue;
+      const std::vector<ComponentId>& kids = t.children[c];
+      Block& me = b[c];
+      double widest = 0;
+      for (ComponentId k : kids) widest = std::max(widest, b[k].w);
+      const double limit = std::max(kWrapW, widest);
+      // Rows of children, greedily.
+      std::vector<std::vector<ComponentId>> rows(1);
+      double row_w = 0;
+      for (ComponentId k : kids) {
+        const double add = (rows.back().empty() ? 0 : kGap) + b[k].w;
+        if (!rows.back().empty() && row_w + add > limit) rows.emplace_back(), row_w = 0;
+        row_w += (rows.back().empty() ? 0 : kGap) + b[k].w;
+        rows.back().push_back(k);
+      }
+      me.wrapped = rows.size() > 1;
+      const double left = me.wrapped ? kIndent : 0;
+      double y = kRowH, w = kBoxW;
+      me.child_at.reserve(kids.size());
+      for (const std::vector<ComponentId>& row : rows) {
+        double x = left, h = 0;
+        for (ComponentId k : row) {
+          me.child_at.emplace_back(x, y);
+          x += b[k].w + kGap;
+          h = std::max(h, b[k].h);
+        }
+        w = std::max(w, x - kGap);
+        y += h + (kRowH - kBoxH);
+      }
+      me.w = w;
+      me.h = y - (kRowH - kBoxH);
+      if (me.wrapped) {
+        me.root_dx = 0;
+      } else {  // centred over its children's roots
+        const double first = me.child_at.front().first + b[kids.front()].root_dx;
+        const double last = me.child_at.back().first + b[kids.back()].root_dx;
+        me.root_dx = (first + last) / 2;
+      }
+    }
+  }
+  return b;
+}
 
 std::string capacity_label(const Topology& t, const Link& l) {
   const bool has_reverse = l.reverse != kNone && l.reverse < t.links.size();
@@ -62,43 +126,37 @@ std::string topology_svg(const TopologyPicture& p) {
     depth[c] = d;
     max_depth = std::max(max_depth, d);
   }
-  std::vector<double> cx(n, 0.0);
-  double next_x = kMargin;
-  bool first_root = true;
-  // Iterative depth-first placement (no recursion on untrusted depth).
-  auto place = [&](ComponentId root) {
-    std::vector<std::pair<ComponentId, std::size_t>> stack{{root, 0}};
-    while (!stack.empty()) {
-      auto& [c, k] = stack.back();
-      const std::vector<ComponentId>& kids = t.children[c];
-      if (kids.empty()) {
-        cx[c] = next_x + kBoxW / 2;
-        next_x += kBoxW + kGap;
-        stack.pop_back();
-      } else if (k < kids.size()) {
-        const ComponentId child = kids[k++];
-        stack.emplace_back(child, 0);
-      } else {
-        cx[c] = (cx[kids.front()] + cx[kids.back()]) / 2;
-        stack.pop_back();
-      }
-    }
-  };
+  const std::vector<Block> blocks = layout_blocks(t, depth, max_depth);
   std::vector<ComponentId> roots;
   for (ComponentId c = 0; c < n; ++c)
     if (t.components[c].parent == kNone && t.components[c].kind != ComponentKind::net_switch) roots.push_back(c);
+  // Box positions relative to the tree's top: each block's root at its block's
+  // offset, top-down (parents come before children in the order of depth).
+  std::vector<double> cx(n, 0.0), dy(n, 0.0), block_x(n, 0.0);
+  double next_x = kMargin, tree_h = kBoxH;
   for (ComponentId r : roots) {
-    if (!first_root) next_x += kSocketGap;
-    first_root = false;
-    place(r);
+    if (r != roots.front()) next_x += kSocketGap;
+    block_x[r] = next_x;
+    next_x += blocks[r].w + kGap;
+    tree_h = std::max(tree_h, blocks[r].h);
   }
+  for (int d = 0; d <= max_depth; ++d)
+    for (ComponentId c = 0; c < n; ++c) {
+      if (depth[c] != d) continue;
+      cx[c] = block_x[c] + blocks[c].root_dx + kBoxW / 2;
+      const std::vector<ComponentId>& kids = t.children[c];
+      for (std::size_t i = 0; i < kids.size(); ++i) {
+        block_x[kids[i]] = block_x[c] + blocks[c].child_at[i].first;
+        dy[kids[i]] = dy[c] + blocks[c].child_at[i].second;
+      }
+    }
 
   std::size_t inter_socket = 0;
   for (const Link& l : t.links) inter_socket += l.kind == LinkKind::inter_socket && l.id < l.reverse;
   const double title_h = 24 + 15 * static_cast<double>(p.notes.size()) + 14;
   const double top = kMargin + title_h + (inter_socket ? 28 + 8 * static_cast<double>(inter_socket) : 8);
-  auto ybox = [&](ComponentId c) { return top + kRowH * depth[c]; };
-  const double tree_bottom = top + kRowH * max_depth + kBoxH;
+  auto ybox = [&](ComponentId c) { return top + dy[c]; };
+  const double tree_bottom = top + tree_h;
 
   // The legend: one entry per orbit, in columns.
   const double legend_top = tree_bottom + 34;
@@ -116,13 +174,31 @@ std::string topology_svg(const TopologyPicture& p) {
     d.text(kMargin, kMargin + 32 + 15 * static_cast<double>(i), p.notes[i], 11, "start", "normal", "#444");
   d.text(kMargin, kMargin + title_h + 2, "link labels: GB/s per direction (a/b when the directions differ); fill: automorphism orbit", 10, "start", "normal", "#555");
 
-  // PCIe links: parent to child, the capacity label near the child end.
+  // A wrapped block's bus: a trunk down the block's left edge from its root,
+  // a rail above each row of children.
+  for (ComponentId c = 0; c < n; ++c) {
+    if (!blocks[c].wrapped) continue;
+    const double trunk_x = block_x[c] + kIndent / 2;
+    double lowest = 0;
+    std::map<double, double> rail_end;  // per row's top: the rightmost child's centre
+    for (ComponentId k : t.children[c]) {
+      const double y = ybox(k);
+      rail_end[y] = std::max(rail_end[y], cx[k]);
+      lowest = std::max(lowest, y);
+    }
+    d.line(trunk_x, ybox(c) + kBoxH, trunk_x, lowest - kBusAbove, "#666666", 1.2, {}, "bus");
+    for (const auto& [y, x] : rail_end) d.line(trunk_x, y - kBusAbove, x, y - kBusAbove, "#666666", 1.2, {}, "bus");
+  }
+  // PCIe links: parent to child (in a wrapped block, the child's drop from its
+  // rail), the capacity label near the child end.
   for (const Link& l : t.links) {
     if (l.kind != LinkKind::pcie || l.src >= n || l.dst >= n) continue;
     if (t.components[l.dst].parent != l.src) continue;  // draw each physical link once, from the parent's side
-    const double x1 = cx[l.src], y1 = ybox(l.src) + kBoxH, x2 = cx[l.dst], y2 = ybox(l.dst);
+    const bool drop = blocks[l.src].wrapped;
+    const double x2 = cx[l.dst], y2 = ybox(l.dst);
+    const double x1 = drop ? x2 : cx[l.src], y1 = drop ? y2 - kBusAbove : ybox(l.src) + kBoxH;
     d.line(x1, y1, x2, y2, "#666666", 1.2, {}, "link");
-    const double f = std::min(0.8, std::max(0.5, 1.0 - 22.0 / std::max(y2 - y1, 1.0)));
+    const double f = drop ? 0 : std::min(0.8, std::max(0.5, 1.0 - 22.0 / std::max(y2 - y1, 1.0)));
     const double lx = x1 + (x2 - x1) * f, ly = y1 + (y2 - y1) * f;
     const std::string label = capacity_label(t, l);
     const double w = text_width(label, 9) + 6;

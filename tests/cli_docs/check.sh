@@ -89,9 +89,9 @@ for bin in "$@"; do
   fi
   grep -q "^#compdef $tool\$" "$zsh_file" || fail "$tool: $zsh_file does not start with #compdef $tool"
 
-  # Completion through the function: "--ver" completes to --version.
-  got=$(complete_words "$bash_file" "$fn" "$tool" --ver)
-  [[ $got == "--version" ]] || fail "$tool: completing --ver gave '$got'"
+  # Completion through the function: "--vers" completes to --version ("--ver" is also --verbose in vp-analyze and vp-catalog inspect).
+  got=$(complete_words "$bash_file" "$fn" "$tool" --vers)
+  [[ $got == "--version" ]] || fail "$tool: completing --vers gave '$got'"
   for sub in "${subs[@]}"; do
     got=$(complete_words "$bash_file" "$fn" "$tool" "")
     grep -qx "$sub" <<<"$got" || fail "$tool: completing a first word does not offer $sub (got: $got)"

@@ -11,6 +11,7 @@
 #include "common.hpp"
 #include "vp/base/messages.hpp"
 #include "vp/analysis/build_catalog.hpp"
+#include "vp/catalog/bandwidth_summary.hpp"
 #include "vp/catalog/json_mirror.hpp"
 #include "vp/catalog/summary.hpp"
 #include "vp/catalog/writer.hpp"
@@ -30,25 +31,32 @@ struct AnalyzeOptions {
   double max_analysis_seconds = 600;
 };
 
+// The summary in operators' words: each node type's GB/s and patterns found;
+// the group orders and orbits with --verbose (--summary json always has them).
 std::string text_summary(const catalog::Summary& s, const catalog::Catalog& c, const std::string& out,
-                        double elapsed_ms) {
+                         double elapsed_ms, bool verbose) {
   std::string text;
   text += fmt::format("wrote {} ({} bytes) in {:.1f} ms\n", out == "-" ? "standard output" : out, s.catalog_bytes,
-             elapsed_ms);
+                      elapsed_ms);
   text += fmt::format("  GPUs {}, nodes {}, node types {}\n", s.gpus, s.nodes, s.node_types.size());
   for (std::size_t i = 0; i < s.node_types.size(); ++i) {
     const catalog::NodeTypeSummary& t = s.node_types[i];
-    text += fmt::format("  node type {}: {} GPUs, |Aut| = {}, {} GPU orbits, {} local pattern orbits representing {} "
-               "patterns{}\n",
-               t.name, t.gpus, catalog::readable_decimal(t.automorphism_group_order), t.gpu_orbits, t.local_pattern_orbits,
-               catalog::readable_decimal(t.local_patterns),
-               c.node_types[i].patterns_complete ? "" : " (INCOMPLETE: search budget reached)");
+    text += fmt::format("  node type {}: {} GPUs, {}; {} contention-free patterns{}\n", t.name, t.gpus,
+                        catalog::bandwidth_text(catalog::bandwidth_of(c.node_types[i])),
+                        catalog::readable_decimal(t.local_patterns),
+                        c.node_types[i].patterns_complete ? "" : " (INCOMPLETE: search budget reached)");
   }
+  if (!verbose) return text;
+  for (const catalog::NodeTypeSummary& t : s.node_types)
+    text += fmt::format("  node type {}: |Aut| = {}, {} GPU orbits, {} local pattern orbits representing {} patterns\n",
+                        t.name, catalog::readable_decimal(t.automorphism_group_order), t.gpu_orbits,
+                        t.local_pattern_orbits, catalog::readable_decimal(t.local_patterns));
   text += fmt::format("  fabric group: {} (order {})\n", c.fabric.group_description,
-             catalog::readable_decimal(c.fabric.group_order));
-  text += fmt::format("  cluster automorphism group order {}\n", catalog::readable_decimal(s.cluster_automorphism_group_order));
+                      catalog::readable_decimal(c.fabric.group_order));
+  text += fmt::format("  cluster automorphism group order {}\n",
+                      catalog::readable_decimal(s.cluster_automorphism_group_order));
   text += fmt::format("  channel orbits stored {}, channels represented {}\n", s.channel_orbits,
-             catalog::readable_decimal(s.channels_represented));
+                      catalog::readable_decimal(s.channels_represented));
   return text;
 }
 
@@ -79,6 +87,7 @@ Runner setup_analyze_command(CLI::App& app) {
     // What the import assumed, as `vp-analyze topology` shows it; the
     // catalog's provenance keeps the same lines (vp-catalog inspect).
     for (const std::string& w : in.topology.warnings) vp::warn("vp-analyze", w);
+    warn_nvlink(in);
     check_nodes_reach_network(in);
     catalog::Catalog cat = build_catalog(in, opts->request.search, canonical_options(opts->request), progress->fn());
     progress->finish();
@@ -96,7 +105,7 @@ Runner setup_analyze_command(CLI::App& app) {
       j["elapsed_ms"] = elapsed_ms;
       write_report(summary_to, j.dump(2) + "\n");
     } else {
-      write_report(summary_to, text_summary(s, cat, opts->out, elapsed_ms));
+      write_report(summary_to, text_summary(s, cat, opts->out, elapsed_ms, opts->progress.verbose));
     }
     return 0;
   };

@@ -115,6 +115,7 @@ int analyse(const GatherOptions& o, const std::vector<Probe>& probes, ProgressRe
   r.search.deadline = deadline_after(o.max_analysis_seconds);
   LoadedInput in = load_input(r);
   for (const std::string& line : in.notes) vp::note("vp-analyze", line);
+  warn_nvlink(in);
   progress.note(fmt::format("gathered the probes of {} hosts: {} nodes of {} node types", probes.size(),
                              in.cluster.nodes.size(), in.cluster.node_types.size()));
   catalog::Catalog cat = build_catalog(in, r.search, canonical_options(r), progress.fn());

@@ -249,6 +249,7 @@ Runner setup_topology_command(CLI::App& app) {
     if (opts->json && writes_stdout({opts->svg, opts->dot}))
       throw UsageError("--json and a picture on standard output (\"-\") cannot share it");
     LoadedInput in = load_input(opts->input);
+    warn_nvlink(in);
     const Topology& t = in.topology;
     if (!opts->svg.empty() || !opts->dot.empty()) {
       write_pictures(in, *opts);

@@ -1,5 +1,7 @@
 #include "common.hpp"
 
+#include "vp/analysis/nvlink_hint.hpp"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -101,6 +103,8 @@ void add_progress_options(CLI::App& app, ProgressChoice& c) {
                  "progress sooner (0: every report at once)")
       ->check(CLI::Range(0.0, 86400.0));
   app.add_flag("-q,--quiet", c.quiet, "No progress (the same as --progress none)");
+  app.add_flag("-v,--verbose", c.verbose,
+               "Also print the group orders and orbits (summary and progress lines; --summary json always has them)");
 }
 
 std::unique_ptr<ProgressReporter> make_progress_reporter(const ProgressChoice& c) {
@@ -118,7 +122,13 @@ std::unique_ptr<ProgressReporter> make_progress_reporter(const ProgressChoice& c
   o.interval = std::chrono::milliseconds(static_cast<long long>(c.interval_seconds * 1000));
   // A shorter interval also shows sooner (0: every report at once).
   o.quiet_start = std::min(o.quiet_start, o.interval);
+  o.verbose = c.verbose;
   return std::make_unique<ProgressReporter>(stderr, "vp-analyze: ", o);
+}
+
+void warn_nvlink(const LoadedInput& in) {
+  for (const NodeTypeSpec& type : in.cluster.node_types)
+    if (const std::string w = nvlink_warning(type.name, type.topology); !w.empty()) vp::warn("vp-analyze", printable(w));
 }
 
 }  // namespace vp::cli

@@ -25,14 +25,19 @@ struct ProgressChoice {
   std::string mode;  // auto, bar, lines, none; empty: VP_PROGRESS, else auto
   bool quiet = false;
   double interval_seconds = 10;  // lines: one every this many seconds
+  bool verbose = false;          // --verbose: group orders and orbits too (progress lines and summary)
 };
 
-// Register --progress, --progress-interval and -q/--quiet.
+// Register --progress, --progress-interval, -q/--quiet and -v/--verbose.
 void add_progress_options(CLI::App& app, ProgressChoice& c);
 
 // The reporter they ask for, on standard error (auto: a bar on a terminal,
 // lines otherwise). A VP_PROGRESS value that is not a mode is warned about
 // and taken as auto.
 std::unique_ptr<ProgressReporter> make_progress_reporter(const ProgressChoice& c);
+
+// A warning on standard error for each node type of `in` that is an NVLink
+// machine (nvlink_warning(): analysed and drawn as PCIe-only).
+void warn_nvlink(const LoadedInput& in);
 
 }  // namespace vp::cli

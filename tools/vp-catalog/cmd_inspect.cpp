@@ -1,5 +1,7 @@
-// `vp-catalog inspect FILE [--json]`: the header, the sections and their
-// sizes, and the catalog summary (the keys of `vp-analyze --summary json`).
+// `vp-catalog inspect FILE [--json] [--verbose]`: the header, the sections
+// and their sizes, and the catalog summary (the keys of `vp-analyze
+// --summary json`); the text gives each node type's GB/s, and the group
+// orders and orbits with --verbose.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,6 +13,7 @@
 #include "vp/base/errors.hpp"
 #include "vp/base/input_file.hpp"
 #include "vp/cli/catalog_file.hpp"
+#include "vp/catalog/bandwidth_summary.hpp"
 #include "vp/catalog/errors.hpp"
 #include "vp/catalog/reader.hpp"
 #include "vp/catalog/summary.hpp"
@@ -23,6 +26,7 @@ namespace {
 struct InspectOptions {
   std::string file;
   bool json = false;
+  bool verbose = false;
 };
 
 catalog::Json sections_json(const vpcat::CatalogView& v) {
@@ -101,7 +105,8 @@ void print_nodes(const vpcat::CatalogView& v) {
                "VPCAT_RANK_MAP, or rebuild with vp-analyze --hostname NAME / --hosts LIST (docs/mpi.md)\n");
 }
 
-void print_text(const InspectOptions& o, const vpcat::CatalogView& v, const catalog::Summary& s) {
+void print_text(const InspectOptions& o, const vpcat::CatalogView& v, const catalog::Catalog& c,
+                const catalog::Summary& s) {
   const vpcat::Layout& l = v.layout();
   fmt::print("{}: {} bytes, format {}.{} (readers of {}.{} or later), written by version {}.{}.{}\n", printable_line(input_name(o.file)),
              l.file_size, l.format_major, l.format_minor, l.format_major, l.min_reader_minor, l.writer_major,
@@ -114,15 +119,19 @@ void print_text(const InspectOptions& o, const vpcat::CatalogView& v, const cata
     fmt::print("{:>4}  {:<14} {:>10} {:>10} {:>8} {:>7}  0x{:08x}{}\n", e.type, e.name, e.offset, e.size, r.count,
                r.record_size, e.checksum, e.flags & vpcat::kSectionMaySkip ? "  may_skip" : "");
   }
-  fmt::print("\n{} GPUs on {} nodes; cluster group order {}\n", s.gpus, s.nodes,
-             catalog::readable_decimal(s.cluster_automorphism_group_order));
+  fmt::print("\n{} GPUs on {} nodes\n", s.gpus, s.nodes);
   print_nodes(v);
-  for (const catalog::NodeTypeSummary& t : s.node_types)
-    fmt::print("node type {}: {} GPUs, group order {}, {} GPU orbits, {} local pattern orbits representing {}\n",
-               t.name, t.gpus, catalog::readable_decimal(t.automorphism_group_order), t.gpu_orbits,
-               t.local_pattern_orbits, catalog::readable_decimal(t.local_patterns));
-  fmt::print("{} channel orbits stored, representing {}; catalog {} bytes\n", s.channel_orbits, s.channels_represented,
-             s.catalog_bytes);
+  for (std::size_t i = 0; i < s.node_types.size(); ++i)
+    fmt::print("node type {}: {} GPUs, {}\n", s.node_types[i].name, s.node_types[i].gpus,
+               catalog::bandwidth_text(catalog::bandwidth_of(c.node_types[i])));
+  if (o.verbose) {
+    fmt::print("cluster group order {}\n", catalog::readable_decimal(s.cluster_automorphism_group_order));
+    for (const catalog::NodeTypeSummary& t : s.node_types)
+      fmt::print("node type {}: group order {}, {} GPU orbits, {} local pattern orbits representing {}\n", t.name,
+                 catalog::readable_decimal(t.automorphism_group_order), t.gpu_orbits, t.local_pattern_orbits,
+                 catalog::readable_decimal(t.local_patterns));
+    fmt::print("{} channel orbits stored, representing {}\n", s.channel_orbits, s.channels_represented);
+  }
   for (const std::string& w : warning_lines(v)) fmt::print("analysis warning: {}\n", w);
 }
 
@@ -131,9 +140,10 @@ int run(const InspectOptions& o) {
   vpcat::CatalogView v;
   if (vpcat::Status st = vpcat::CatalogView::open(bytes.data(), bytes.size(), &v); !st.ok())
     throw catalog::status_error(st, input_name(o.file));
-  const catalog::Summary s = catalog::summarize(catalog::to_catalog(v), bytes.size());
+  const catalog::Catalog c = catalog::to_catalog(v);
+  const catalog::Summary s = catalog::summarize(c, bytes.size());
   if (!o.json) {
-    print_text(o, v, s);
+    print_text(o, v, c, s);
     return 0;
   }
   catalog::Json j = catalog::to_json(s);
@@ -158,6 +168,8 @@ Runner setup_inspect(CLI::App& app) {
   cmd->add_flag("--json", o->json,
                 "Print JSON: the keys of `vp-analyze --summary json`, then file, versions, node groups (their host "
                 "names) and sections");
+  cmd->add_flag("-v,--verbose", o->verbose,
+                "Also print the group orders and the orbits (the text output; --json always has them)");
   return [o] { return run(*o); };
 }
 

@@ -59,6 +59,14 @@ void write_plan_svg(const Options& o, const vpcat::CatalogFile& file, const vpca
   vp::cli::write_outputs({{o.svg, reinterpret_cast<const std::uint8_t*>(svg.data()), svg.size()}});
 }
 
+// The expected rate in operators' words: " (341 GB/s, 10.7 GB/s per GPU)"
+// (bytes over the expected time, in all and per sending GPU's share).
+std::string rate_text(const vpcat::Plan& plan) {
+  if (!(plan.expected_us() > 0) || plan.total_bytes() == 0 || plan.gpus() == 0) return {};
+  const double gbps = static_cast<double>(plan.total_bytes()) / (plan.expected_us() * 1e3);
+  return fmt::format(" ({:.3g} GB/s, {:.3g} GB/s per GPU)", gbps, gbps / static_cast<double>(plan.gpus()));
+}
+
 int run(Options& o) {
   if (o.json && o.svg == "-") throw vp::UsageError("--json and --svg - cannot both write standard output");
   if (!o.machine_model.empty()) o.plan.machine = vp::sim_cli::read_machine_model(o.machine_model);
@@ -96,9 +104,10 @@ int run(Options& o) {
     std::size_t shared = 0;
     for (std::size_t i = 0; i < plan.step_count(); ++i) shared += plan.step(i).shared != 0;
     vp::cli::write_report(o.svg == "-" ? stderr : stdout, fmt::format(
-               "{} GPUs{}, {} steps ({} shared), {} transfers, {} bytes; expected {:.1f} us; planned in {:.1f} us\n",
+               "{} GPUs{}, {} steps ({} shared), {} transfers, {} bytes; expected {:.1f} us{}; planned in {:.1f} us\n",
                plan.gpus(), subset ? fmt::format(" (catalog GPUs {})", vp::cli::subset_gpu_list(job)) : "",
-               plan.step_count(), shared, plan.transfer_count(), plan.total_bytes(), plan.expected_us(), best_us));
+               plan.step_count(), shared, plan.transfer_count(), plan.total_bytes(), plan.expected_us(),
+               rate_text(plan), best_us));
   }
   return 0;
 }

@@ -5,7 +5,9 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 #include <cstdlib>
 
 #include "vp/base/messages.hpp"
@@ -84,38 +86,145 @@ std::string_view to_string(AnalysisProgress::Stage s) {
   return "?";
 }
 
-std::string ProgressReporter::describe(const AnalysisProgress& p, double rate) {
+void RateEstimate::reset() { *this = RateEstimate{}; }
+
+void RateEstimate::sample(std::uint64_t work, Clock::time_point t) {
+  if (!started_ || work < work_) {
+    reset();
+    started_ = true, work_ = work, at_ = t;
+    return;
+  }
+  const double dt = std::chrono::duration<double>(t - at_).count();
+  if (dt < 1.0) return;  // a sample a second at most: a steady figure
+  const double measured = static_cast<double>(work - work_) / dt;
+  work_ = work, at_ = t;
+  if (rate_ <= 0) {  // the first measured rate (or the first after a stall) is taken as it is
+    rate_ = measured;
+    samples_ = measured > 0 ? 1 : 0;
+    return;
+  }
+  rate_ += (std::clamp(measured, rate_ / 2, rate_ * 2) - rate_) / 3;
+  ++samples_;
+}
+
+std::optional<double> RateEstimate::seconds_for(std::uint64_t left) const {
+  if (samples_ < 3 || rate_ <= 0) return std::nullopt;
+  return static_cast<double>(left) / rate_;
+}
+
+namespace {
+
+// The share of the budget a search has used: "3%", "<1%".
+std::string budget_used(const AnalysisProgress& p) {
+  const double share = 100.0 * static_cast<double>(p.search_nodes) / static_cast<double>(p.search_budget);
+  return share < 1 ? "<1%" : fmt::format("{:.0f}%", std::min(share, 100.0));
+}
+
+double checked_share(const AnalysisProgress& p) {
+  return p.to_check ? 100.0 * static_cast<double>(p.checked) / static_cast<double>(p.to_check) : 100.0;
+}
+
+// A part of a bar: its text, the separator before it and its rank (0 is kept
+// longest).
+struct BarPart {
+  std::string text;
+  std::string before;
+  int rank;
+};
+
+std::size_t columns_of(const std::string& s) {
+  std::size_t n = 0;
+  for (char c : s)
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++n;
+  return n;
+}
+
+}  // namespace
+
+std::string ProgressReporter::describe(const AnalysisProgress& p, const ProgressPace& pace, bool verbose) {
+  std::string symmetry = verbose ? fmt::format("|Aut| = {}, {} GPU orbits; ", short_decimal(p.group_order), p.gpu_orbits)
+                                 : std::string();
   switch (p.stage) {
     case Stage::symmetry:
       return node_type_head(p) + ": computing its automorphism group";
     case Stage::patterns: {
-      std::string s = fmt::format("{}: |Aut| = {}, {} GPU orbits; local-pattern search: {} search nodes", node_type_head(p),
-                                  short_decimal(p.group_order), p.gpu_orbits, grouped(p.search_nodes));
-      if (rate > 0) s += fmt::format(" ({}/s)", grouped(static_cast<std::uint64_t>(rate)));
+      std::string s = fmt::format("{}: {}local-pattern search: {} search nodes", node_type_head(p), symmetry,
+                                  grouped(p.search_nodes));
+      if (pace.rate > 0) s += fmt::format(" ({}/s)", grouped(static_cast<std::uint64_t>(pace.rate)));
       s += fmt::format(", {} pattern orbits found", grouped(p.orbits_found));
-      // The search's length is not known in advance; its budget bounds it.
-      if (rate > 0 && p.search_budget > p.search_nodes)
-        s += fmt::format("; at most {} left (budget {} nodes)",
-                         duration_text(static_cast<double>(p.search_budget - p.search_nodes) / rate),
-                         grouped(p.search_budget));
+      // The search's length is not known in advance: no time left, the share
+      // of its budget instead.
+      if (p.search_budget > 0)
+        s += fmt::format(", {} of the budget ({} nodes)", budget_used(p), grouped(p.search_budget));
       return s;
     }
     case Stage::contention: {
-      double share = p.to_check ? 100.0 * static_cast<double>(p.checked) / static_cast<double>(p.to_check) : 100.0;
       std::string s = fmt::format("{}: contention check of the patterns: {} of {} ({:.0f}%)", node_type_head(p),
-                                  grouped(p.checked), grouped(p.to_check), share);
-      if (rate > 0 && p.to_check > p.checked)
-        s += fmt::format(", about {} left", duration_text(static_cast<double>(p.to_check - p.checked) / rate));
+                                  grouped(p.checked), grouped(p.to_check), checked_share(p));
+      if (pace.rate > 0) s += fmt::format(", {}/s", grouped(static_cast<std::uint64_t>(pace.rate)));
+      if (pace.seconds_left) s += fmt::format(", about {} left", duration_text(*pace.seconds_left));
       return s;
     }
     case Stage::done:
-      return fmt::format("node type {} ({} of {}) done: {} GPUs, |Aut| = {}, {} GPU orbits, {} local pattern orbits "
-                         "representing {} patterns{}",
-                         p.node_type, p.node_type_index + 1, p.node_types, p.gpus, short_decimal(p.group_order),
-                         p.gpu_orbits, grouped(p.orbits_found), short_decimal(p.patterns_represented),
+      if (verbose)
+        return fmt::format("node type {} ({} of {}) done: {} GPUs, |Aut| = {}, {} GPU orbits, {} local pattern orbits "
+                           "representing {} patterns{}",
+                           p.node_type, p.node_type_index + 1, p.node_types, p.gpus, short_decimal(p.group_order),
+                           p.gpu_orbits, grouped(p.orbits_found), short_decimal(p.patterns_represented),
+                           p.complete ? "" : " (search stopped at its budget)");
+      return fmt::format("node type {} ({} of {}) done: {} GPUs, {} contention-free patterns{}", p.node_type,
+                         p.node_type_index + 1, p.node_types, p.gpus, short_decimal(p.patterns_represented),
                          p.complete ? "" : " (search stopped at its budget)");
   }
   return {};
+}
+
+std::string ProgressReporter::bar_text(const std::string& prefix, const AnalysisProgress& p, const ProgressPace& pace,
+                                       int columns) {
+  std::vector<BarPart> parts;
+  parts.push_back({prefix, "", 3});
+  parts.push_back({fmt::format("{} {}/{}", p.node_type, p.node_type_index + 1, p.node_types), "", 2});
+  const std::string rate =
+      pace.rate > 0 ? fmt::format("{}/s", grouped(static_cast<std::uint64_t>(pace.rate))) : std::string();
+  switch (p.stage) {
+    case Stage::symmetry:
+      parts.push_back({"symmetry group", ": ", 0});
+      break;
+    case Stage::patterns:
+      parts.push_back({fmt::format("search {} nodes", grouped(p.search_nodes)), ": ", 0});
+      if (!rate.empty()) parts.push_back({rate, ", ", 4});
+      if (p.search_budget > 0) parts.push_back({budget_used(p) + " of budget", ", ", 1});
+      parts.push_back({fmt::format("{} orbits found", grouped(p.orbits_found)), ", ", 5});
+      break;
+    case Stage::contention:
+      parts.push_back({fmt::format("contention {}/{} ({:.0f}%)", grouped(p.checked), grouped(p.to_check),
+                                   checked_share(p)),
+                       ": ", 0});
+      if (!rate.empty()) parts.push_back({rate, ", ", 4});
+      if (pace.seconds_left) parts.push_back({"about " + duration_text(*pace.seconds_left) + " left", ", ", 1});
+      break;
+    case Stage::done:
+      return fit(prefix + describe(p, pace), columns);
+  }
+  const std::size_t room = columns > 4 ? static_cast<std::size_t>(columns - 1) : 3;
+  auto join = [&] {
+    std::string s;
+    for (std::size_t i = 0; i < parts.size(); ++i)  // the prefix ends in its own separator
+      s += (i > 1 ? parts[i].before : "") + parts[i].text;
+    return s;
+  };
+  // Drop the least useful part until the bar fits; the prefix's slot stays,
+  // emptied.
+  for (;;) {
+    std::string s = join();
+    if (columns_of(s) <= room) return s;
+    auto least = std::max_element(parts.begin(), parts.end(), [](const BarPart& a, const BarPart& b) {
+      return a.rank < b.rank;
+    });
+    if (least->rank == 0) return fit(s, columns);
+    if (least == parts.begin()) least->text.clear(), least->rank = -1;
+    else parts.erase(least);
+  }
 }
 
 std::optional<ProgressReporter::Mode> ProgressReporter::choose_mode(std::string_view option, bool quiet,
@@ -149,39 +258,35 @@ void ProgressReporter::emit_line(const std::string& text) {
 }
 
 void ProgressReporter::draw_bar(const std::string& text) {
-  write_message(to_, "\r\x1b[K" + fit(prefix_ + text, opt_.columns ? opt_.columns() : terminal_columns(to_)));
+  write_message(to_, "\r\x1b[K" + text);
   bar_visible_ = true;
 }
 
-double ProgressReporter::rate_of(const AnalysisProgress& p, Clock::time_point t) {
+ProgressPace ProgressReporter::pace_of(const AnalysisProgress& p, Clock::time_point t) {
   std::string key = fmt::format("{}/{}", p.node_type_index, to_string(p.stage));
-  std::uint64_t work = work_of(p);
-  if (key != rate_key_ || work < rate_work_) {
-    rate_key_ = std::move(key), rate_work_ = work, rate_at_ = t, rate_ = 0;
-    return rate_;
-  }
-  double dt = std::chrono::duration<double>(t - rate_at_).count();
-  if (dt >= 1.0) {  // a new sample every second at most: a steady figure
-    rate_ = static_cast<double>(work - rate_work_) / dt;
-    rate_work_ = work, rate_at_ = t;
-  }
-  return rate_;
+  if (key != rate_key_) rate_.reset(), rate_key_ = std::move(key);
+  rate_.sample(work_of(p), t);
+  ProgressPace pace;
+  pace.rate = rate_.per_second();
+  if (p.stage == Stage::contention && p.to_check >= p.checked) pace.seconds_left = rate_.seconds_for(p.to_check - p.checked);
+  return pace;
 }
 
 void ProgressReporter::report(const AnalysisProgress& p) {
   Clock::time_point t = now();
-  double rate = rate_of(p, t);
+  const ProgressPace pace = pace_of(p, t);
   if (!showing(t)) return;
   if (p.stage == Stage::done) {  // a summary: always a line of its own
-    emit_line(describe(p, rate));
+    emit_line(describe(p, pace, opt_.verbose));
     shown_once_ = true, last_shown_ = t;
     return;
   }
   // The bar redraws five times a second at most; lines come once an interval.
   auto every = opt_.mode == Mode::bar ? std::chrono::milliseconds(200) : opt_.interval;
   if (shown_once_ && t - last_shown_ < every) return;
-  if (opt_.mode == Mode::bar) draw_bar(describe(p, rate));
-  else emit_line(describe(p, rate));
+  if (opt_.mode == Mode::bar)
+    draw_bar(bar_text(prefix_, p, pace, opt_.columns ? opt_.columns() : terminal_columns(to_)));
+  else emit_line(describe(p, pace, opt_.verbose));
   shown_once_ = true, last_shown_ = t;
 }
 

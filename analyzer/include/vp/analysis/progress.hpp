@@ -10,6 +10,12 @@
 // standard error: a bar redrawn in place on a terminal, or plain lines at a
 // fixed interval when standard error is a file or a pipe (a batch job's log).
 // Nothing is shown for an analysis that is over within about a second.
+//
+// What a report says is what the reporter knows: the stage, the work done and
+// its rate. A time left is shown only where the work left is known (the
+// contention check), from a smoothed rate (RateEstimate), so that it never
+// jumps; the search's length is not known, so it shows how much of its budget
+// it has used instead.
 #pragma once
 
 #include <chrono>
@@ -53,6 +59,38 @@ using ProgressFn = std::function<void(const AnalysisProgress&)>;
 
 std::string_view to_string(AnalysisProgress::Stage s);  // "symmetry", "patterns", "contention", "done"
 
+// A rate of work per second, smoothed so that a time left drawn from it never
+// jumps. Samples closer than a second to the last one counted are ignored;
+// each one counted moves the rate a third of the way towards the rate it
+// measured, after clamping that to between half and twice the current rate:
+// one sample moves the rate by a factor between 0.83 and 1.34 at most, and a
+// time left for the same work left by as much (never 10x between redraws).
+class RateEstimate {
+ public:
+  using Clock = std::chrono::steady_clock;
+  // `work` done so far at `t`. Work that goes back starts the estimate over.
+  void sample(std::uint64_t work, Clock::time_point t);
+  void reset();
+  // Units of work per second; 0 until a second has been measured.
+  double per_second() const { return rate_; }
+  // The seconds `left` more units take at the smoothed rate, once three
+  // samples (three seconds) have been counted; nullopt before, or at rate 0.
+  std::optional<double> seconds_for(std::uint64_t left) const;
+
+ private:
+  bool started_ = false;
+  std::uint64_t work_ = 0;
+  Clock::time_point at_{};
+  double rate_ = 0;
+  int samples_ = 0;
+};
+
+// What a reporter knows of a stage's pace when it shows a report.
+struct ProgressPace {
+  double rate = 0;                    // units of work per second (0: not known yet)
+  std::optional<double> seconds_left;  // only where the work left is known
+};
+
 class ProgressReporter {
  public:
   enum class Mode {
@@ -76,6 +114,8 @@ class ProgressReporter {
     // the width less one is cut, ending in "...": a line that wraps cannot be
     // redrawn in place, and each redraw would leave a stale copy behind.
     std::function<int()> columns;
+    // --verbose: the node type's group order and GPU orbits too.
+    bool verbose = false;
   };
 
   // Writes to `to` (stderr for the tools), prefixing every line with `prefix`
@@ -100,17 +140,24 @@ class ProgressReporter {
   // nullopt for a value that is none of those four (the caller's usage error).
   static std::optional<Mode> choose_mode(std::string_view option, bool quiet, const char* env, bool tty);
 
-  // The text of one report without prefix or terminal codes (what a line
-  // shows). `rate` is search nodes (or checks) per second measured by the
-  // reporter; 0 if not known yet.
-  static std::string describe(const AnalysisProgress& p, double rate);
+  // The text of one report without prefix or terminal codes (what a line in
+  // a log shows, never cut). `pace` is what the reporter measured.
+  static std::string describe(const AnalysisProgress& p, const ProgressPace& pace, bool verbose = false);
+
+  // The bar of one report: `prefix` and a compact text of `p`, in fewer than
+  // `columns` columns (a line that wraps cannot be redrawn in place). What
+  // does not fit goes, least useful first: the patterns found, the prefix,
+  // the rate, the time left or budget used, the node type; a stage that still
+  // does not fit is cut, ending in "...".
+  static std::string bar_text(const std::string& prefix, const AnalysisProgress& p, const ProgressPace& pace,
+                              int columns);
 
  private:
   Clock::time_point now() const;
   bool showing(Clock::time_point t) const;
   void emit_line(const std::string& text);
   void draw_bar(const std::string& text);
-  double rate_of(const AnalysisProgress& p, Clock::time_point t);
+  ProgressPace pace_of(const AnalysisProgress& p, Clock::time_point t);
 
   std::FILE* to_;
   std::string prefix_;
@@ -119,11 +166,8 @@ class ProgressReporter {
   Clock::time_point last_shown_{};
   bool shown_once_ = false;
   bool bar_visible_ = false;
-  // For the rate: the work count and time at the last sample.
-  std::uint64_t rate_work_ = 0;
-  Clock::time_point rate_at_{};
-  double rate_ = 0;
-  std::string rate_key_;  // node type + stage the sample belongs to
+  RateEstimate rate_;
+  std::string rate_key_;  // node type + stage the samples belong to
 };
 
 }  // namespace vp

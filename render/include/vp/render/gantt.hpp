@@ -36,9 +36,22 @@ struct GanttChart {
   std::string marker_label;
 };
 
-// The chart as an SVG document. Classes for tests and styling: "gpu" (a row
-// label box, one per GPU), "step" (a step column, one per step), "bar" (one
-// per bar), "shared" (the mark of a shared step), "marker".
+// Up to this many GPUs a chart has a row per GPU; past it, a row per group
+// of GPUs (heatmap_svg): a row per GPU would be a barcode.
+inline constexpr std::size_t kGanttMaxRows = 64;
+
+// The chart as an SVG document: heatmap_svg(chart) past kGanttMaxRows GPUs.
+// Classes for tests and styling: "gpu" (a row label box, one per GPU),
+// "step" (a step column, one per step), "bar" (one per bar), "shared" (the
+// mark of a shared step), "marker".
 std::string gantt_svg(const GanttChart& chart);
+
+// The chart as a per-step heatmap: a row per group of ceil(GPUs / 64)
+// consecutive GPUs (at most 64 rows), steps as columns as wide as their time,
+// each cell shaded by the share of the step its GPUs spend sending (the mean
+// over the group of a bar's length over the step's), white for none. Classes:
+// "gpu" (a row label box, one per group), "step", "cell" (one per step and
+// group with a bar), "shared", "marker", "scale" (the colour scale's boxes).
+std::string heatmap_svg(const GanttChart& chart);
 
 }  // namespace vp::render

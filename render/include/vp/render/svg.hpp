@@ -37,8 +37,11 @@ RouteClass route_class(PathType p);
 std::string_view to_label(RouteClass c);   // "intra-switch (PIX, PXB)", ...
 std::string_view route_colour(RouteClass c);
 
-// A distinct fill for orbit number i (cycles after the palette's 12 colours).
-std::string_view orbit_colour(std::size_t i);
+// A fill for orbit number i ("#rrggbb"): a 12-colour palette, then generated
+// hues; the first kDistinctOrbitColours are all different (then they repeat;
+// the legend numbers the orbits and a box's tooltip names its orbit).
+inline constexpr std::size_t kDistinctOrbitColours = 4096;
+std::string orbit_colour(std::size_t i);
 
 // An SVG document under construction. Coordinates in px; every text is
 // escaped here, attributes that take text (title tooltips, class names given
