@@ -621,8 +621,8 @@ def main():
       f"wall time of the command ({built}): {a.seconds // 60} min {a.seconds % 60} s")
     if a.load:
         w(f"* Machine load (1-minute load average sampled every minute of the simulation, {os.cpu_count()} "
-          f"cores): {a.load}. VarioPath's and FAST-like's times include their planning time measured here, so "
-          f"a load above the core count lengthens them.")
+          f"cores): {a.load}. VarioPath's and FAST-like's times include their planning time measured here as "
+          f"thread CPU time, which a loaded machine lengthens only through shared caches and memory.")
     w("")
 
     # ---- summary and targets
