@@ -379,7 +379,7 @@ TEST_CASE("vp-plan --workload: vp-sim's generated demands, planned as the same d
            {"--workload drift:calls=3", "vp-plan: error: --workload drift: a sequence of 3 calls; vp-plan plans one "
                                         "demand (vp-sim --workload drift --calls N judges them)\n"},
            {"", "vp-plan: error: give --demand FILE or --workload SPEC\n"},
-           {"--workload uniform --demand D.json", "vp-plan: error: --workload excludes --demand\n"}}) {
+           {"--workload uniform --demand D.json", "vp-plan: error: --demand excludes --workload"}}) {
     INFO(more);
     const RunResult r = vp::test::run(bin + " " + more);
     CHECK(r.exit_code == 1);
