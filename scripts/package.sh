@@ -3,9 +3,11 @@
 # `package` phase.
 #
 #   scripts/package.sh [BUILD_DIR]      (default build-test: the unit phase's)
+#   scripts/package.sh build-release    (after scripts/setup.sh: no test built)
 #
-# 1. `cpack -G DEB` in BUILD_DIR (configured with the `test` preset and built
-#    first when needed; after the unit phase nothing is left to build), into
+# 1. `cpack -G DEB` in BUILD_DIR (configured first when needed: with the
+#    `release` preset for build-release, else the `test` preset; then built:
+#    after the unit phase, or setup.sh's tools, little is left to build), into
 #    BUILD_DIR/packages/: vpcat-runtime, vpcat-tools, vpcat-mpi (and
 #    python3-vpcat when the Python module is built); cmake/VpPackaging.cmake.
 # 2. Checks every package with dpkg-deb -I / -c: the files each must hold, and
@@ -31,8 +33,10 @@ log() { printf 'package: %s\n' "$*"; }
 die() { printf 'package: error: %s\n' "$*" >&2; exit 1; }
 
 if [[ ! -f $dir/CMakeCache.txt ]]; then
-  log "configuring $dir with the test preset"
-  cmake --preset test -B "$dir"
+  preset=test
+  [[ $(basename "$dir") == build-release ]] && preset=release
+  log "configuring $dir with the $preset preset"
+  cmake --preset $preset -B "$dir"
 fi
 cmake --build "$dir"
 libdir=$(sed -n 's/^CMAKE_INSTALL_LIBDIR:[A-Z]*=//p' "$dir/CMakeCache.txt")
@@ -74,6 +78,15 @@ done
 has_files "$tools_deb" /usr/share/vpcat/schemas/catalog.schema.json /usr/share/vpcat/contention.json \
   /usr/share/doc/vpcat-tools/LICENSE \
   /usr/share/doc/vpcat-tools/THIRD-PARTY-NOTICES.md
+# What --help and the man pages cite: the guides, the format's SPEC, the
+# bundled platforms the guides' commands read.
+has_files "$tools_deb" /usr/share/doc/vpcat-tools/docs/planner.md /usr/share/doc/vpcat-tools/docs/subsets.md \
+  /usr/share/doc/vpcat-tools/docs/simulator.md /usr/share/doc/vpcat-tools/docs/pictures.md \
+  /usr/share/doc/vpcat-tools/docs/catalog_format/SPEC.md \
+  /usr/share/doc/vpcat-tools/examples/platforms/pcie-gen4-2s4sw8g.json \
+  /usr/share/doc/vpcat-tools/examples/platforms/pcie-gen4-2s4sw8g-4n-switch.cluster.json
+cited=$(grep -rhoE 'docs/[a-z-]+\.md' "$src/tools" "$src/analyzer/src" 2>/dev/null | sort -u)
+for doc in $cited; do has_files "$tools_deb" "/usr/share/doc/vpcat-tools/$doc"; done
 if dpkg-deb -c "$tools_deb" | grep -q '/usr/include/'; then die "vpcat-tools holds headers (the runtime's)"; fi
 runtime_depends=$(dpkg-deb -f "$runtime_deb" Depends)
 if grep -qiE 'hwloc|bliss|gmp|fmt|pugixml|openmpi|boost' <<<"$runtime_depends"; then
@@ -135,7 +148,7 @@ bash -c 'source "$1" && complete -p vp-plan' _ "$prefix/share/bash-completion/co
 python_deb=""
 for d in "${debs[@]}"; do [[ $(dpkg-deb -f "$d" Package) == python3-vpcat ]] && python_deb=$d; done
 if [[ -n $python_deb ]]; then
-  has_files "$python_deb" /usr/share/doc/python3-vpcat/copyright
+  has_files "$python_deb" /usr/share/doc/python3-vpcat/copyright /usr/share/doc/python3-vpcat/examples/moe_router.py
   module=$(dpkg-deb -c "$python_deb" | awk '{print $6}' | grep -E '/vpcat[^/]*\.so$' | head -n1)
   [[ -n $module ]] || die "python3-vpcat holds no vpcat module"
   site=$prefix/${module#./usr/}

@@ -1,4 +1,4 @@
-// Host identity (issue 37): node names are host names where vp-analyze can
+// Host identity: node names are host names where vp-analyze can
 // know them (hwloc's HostName, --hostname, --hosts), replayed by validate
 // --against, shown by vp-catalog inspect; bad names are usage errors.
 #include <doctest/doctest.h>

@@ -366,6 +366,36 @@ TEST_CASE("vp-plan: demands the planner refuses name their line") {
       "^\n");
 }
 
+TEST_CASE("vp-plan --workload: vp-sim's generated demands, planned as the same demand in a file") {
+  Files f;
+  const std::string bin = vp::test::shell_quote(kBin) + " --catalog " + vp::test::shell_quote(f.catalog);
+  // uniform:bytes=1024 is the dense file of 1024 bytes per pair: the same plan.
+  RunResult generated = vp::test::run(bin + " --workload uniform:bytes=1024 --json");
+  REQUIRE_MESSAGE(generated.exit_code == 0, generated.err);
+  RunResult file = f.plan(dense_json(uniform(32, 1024), 32));
+  REQUIRE_MESSAGE(file.exit_code == 0, file.err);
+  nlohmann::json a = nlohmann::json::parse(generated.out), b = nlohmann::json::parse(file.out);
+  CHECK(a["total_bytes"] == 32 * 31 * 1024);
+  CHECK(a["steps"] == b["steps"]);
+  // Over a subset the workload has the subset's size.
+  generated = vp::test::run(bin + " --nodes 'gpu[03-04]' --workload moe:zipf=1.2,hidden=2048");
+  REQUIRE_MESSAGE(generated.exit_code == 0, generated.err);
+  CHECK(generated.out.find("16 GPUs (catalog GPUs 16-31), ") == 0);
+  CHECK(generated.out.find(", 0 bytes;") == std::string::npos);
+  for (const auto& [more, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--workload unifrom", "vp-plan: error: --workload \"unifrom\": unknown workload"},
+           {"--workload drift:calls=3", "vp-plan: error: --workload drift: a sequence of 3 calls; vp-plan plans one "
+                                        "demand (vp-sim --workload drift --calls N judges them)\n"},
+           {"", "vp-plan: error: give --demand FILE or --workload SPEC\n"},
+           {"--workload uniform --demand D.json", "vp-plan: error: --demand excludes --workload"}}) {
+    INFO(more);
+    const RunResult r = vp::test::run(bin + " " + more);
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.rfind(message, 0) == 0);
+    CHECK(r.out.empty());
+  }
+}
+
 TEST_CASE("vp-plan: unreadable files, usage errors") {
   Files f;
   const RunResult missing = vp::test::run(vp::test::shell_quote(kBin) + " --catalog " + vp::test::shell_quote(f.catalog) + " --demand /nonexistent/D.json");

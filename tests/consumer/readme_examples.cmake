@@ -1,6 +1,7 @@
-# README.md's embedding examples are the consumer tests' programs: the lines
-# between the two marker lines of embed.cpp ("// [readme-cpp]") and embed.c
-# ("/* [readme-c] */") must appear in README.md verbatim, in a fenced block
+# The embedding examples of docs/tour.md ("Embed", the page README.md's
+# quick starts link; passed as -DREADME=) are the consumer tests' programs:
+# the lines between the two marker lines of embed.cpp ("// [readme-cpp]") and
+# embed.c ("/* [readme-c] */") must appear in that page verbatim, in a fenced block
 # of their language, without the function body's two-space indentation.
 cmake_minimum_required(VERSION 3.22)
 
@@ -25,7 +26,7 @@ function(check_example file marker fence)
   string(SUBSTRING "${body}" 1 -1 body)
   string(FIND "${readme}" "```${fence}\n${body}```" at)
   if(at EQUAL -1)
-    message(FATAL_ERROR "README.md does not show ${file}'s example verbatim; it should hold this block:\n"
+    message(FATAL_ERROR "${README} does not show ${file}'s example verbatim; it should hold this block:\n"
                         "```${fence}\n${body}```")
   endif()
 endfunction()

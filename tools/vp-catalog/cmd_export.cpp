@@ -1,6 +1,6 @@
 // `vp-catalog export CATALOG --format F [--out FILE]`: what schedulers read,
 // from a catalog: Slurm's topology.yaml and gres.conf, Kubernetes topology
-// labels and Volcano HyperNodes (export_formats.hpp; docs/catalog-tool.md
+// labels and Volcano HyperNodes (export_formats.hpp; docs/format.md
 // "export"). Exit 0, 2 unreadable catalog or output, 3 invalid catalog or
 // a host name the format cannot hold.
 #include <fmt/format.h>

@@ -3,6 +3,7 @@
 //
 //   vp-plan --catalog cluster.vpcat --demand D.json --json
 //   vp-plan --catalog cluster.vpcat --demand D.json --svg plan.svg
+//   vp-plan --catalog cluster.vpcat --workload moe:zipf=1.2,hidden=2048
 //   vp-plan --catalog cluster.vpcat --gpus gpu003:0-3,gpu007:* --demand D12.json --json
 //
 // Exit codes (vp::ExitCode, vp::cli::run_main): 0 ok, 1 usage, 2 unreadable
@@ -17,6 +18,7 @@
 
 #include "machine_model_file.hpp"
 #include "plan_json.hpp"
+#include "workload_spec.hpp"
 #include "vp/base/errors.hpp"
 #include "vp/catalog/reader.hpp"
 #include "vp/cli/output.hpp"
@@ -26,22 +28,61 @@
 #include "vp/cli/demand_file.hpp"
 #include "vp/cli/run_main.hpp"
 #include "vp/cli/subset_arg.hpp"
+#include "vp/sim/demand.hpp"
 #include "vpcat/mapped_file.hpp"
 #include "vpcat/planner.hpp"
 
 namespace {
 
 struct Options {
-  std::string catalog, demand, svg, gpus, nodes, machine_model;
+  std::string catalog, demand, workload, svg, gpus, nodes, machine_model;
   bool json = false;
   unsigned repeat = 1;
   vpcat::PlanOptions plan;
 };
 
+// The demand to plan: --demand's file, or --workload's generated demand over
+// the planner's GPUs (the subset's with --gpus or --nodes), as vp-sim makes it.
+struct DemandSource {
+  vp::cli::DemandFile file;  // --demand
+  std::string name;          // "D.json" or "workload moe:elem=2,..."
+
+  vpcat::Demand view() const { return file.view(); }
+  // A planner's refusal, at the entry it names in a file; for a workload,
+  // the workload named.
+  vp::InputError refusal(const vpcat::PlanStatus& s, bool workload) const {
+    return workload ? vp::InputError(name, 0, s.message()) : file.refusal(s);
+  }
+};
+
+DemandSource read_demand(const Options& o, std::uint32_t gpus) {
+  DemandSource d;
+  if (!o.demand.empty()) {
+    d.file = vp::cli::read_demand_file(o.demand);
+    d.name = o.demand;
+    return d;
+  }
+  const vp::sim_cli::WorkloadSpec w = vp::sim_cli::parse_workload(o.workload);
+  const std::vector<vp::sim::Demand> calls = vp::sim_cli::make_demands(w, gpus);
+  if (calls.size() != 1)
+    throw vp::UsageError(fmt::format("--workload {}: a sequence of {} calls; vp-plan plans one demand "
+                                     "(vp-sim --workload {} --calls N judges them)",
+                                     w.name, calls.size(), w.name));
+  d.name = "workload " + w.text();
+  d.file.path = d.name;
+  d.file.gpus = gpus;
+  d.file.dense = true;
+  d.file.bytes.resize(std::size_t{gpus} * gpus);
+  for (std::size_t s = 0; s < gpus; ++s)
+    for (std::size_t t = 0; t < gpus; ++t)  // whole numbers of bytes (workload_spec.hpp)
+      d.file.bytes[s * gpus + t] = static_cast<std::uint64_t>(calls.front().at(s, t));
+  return d;
+}
+
 // The plan as a Gantt chart (docs/pictures.md): route classes from the path
 // types of the catalog's topology.
-void write_plan_svg(const Options& o, const vpcat::CatalogFile& file, const vpcat::Planner& planner,
-                    const vpcat::Plan& plan) {
+void write_plan_svg(const Options& o, const std::string& demand, const vpcat::CatalogFile& file,
+                    const vpcat::Planner& planner, const vpcat::Plan& plan) {
   const vp::Topology t = vp::sim::catalog_topology(vp::catalog::to_catalog(file.view()), o.catalog);
   std::vector<std::string> labels;
   for (std::uint32_t r = 0; r < planner.gpu_count(); ++r) {
@@ -55,7 +96,7 @@ void write_plan_svg(const Options& o, const vpcat::CatalogFile& file, const vpca
         vp::path_type(t, t.gpus[planner.catalog_gpu(x.src)], t.gpus[planner.catalog_gpu(x.dst)]));
   };
   const std::string svg = vp::render::plan_svg(plan, o.plan.latency_us, labels, route_of,
-                                               fmt::format("vp-plan: {} on {}", o.demand, o.catalog));
+                                               fmt::format("vp-plan: {} on {}", demand, o.catalog));
   vp::cli::write_outputs({{o.svg, reinterpret_cast<const std::uint8_t*>(svg.data()), svg.size()}});
 }
 
@@ -69,6 +110,7 @@ std::string rate_text(const vpcat::Plan& plan) {
 
 int run(Options& o) {
   if (o.json && o.svg == "-") throw vp::UsageError("--json and --svg - cannot both write standard output");
+  if (o.demand.empty() == o.workload.empty()) throw vp::UsageError("give --demand FILE or --workload SPEC");
   if (!o.machine_model.empty()) o.plan.machine = vp::sim_cli::read_machine_model(o.machine_model);
   vpcat::CatalogFile file;
   vp::cli::open_catalog_file(o.catalog, file);
@@ -78,7 +120,7 @@ int run(Options& o) {
   if (subset) vp::cli::parse_subset(file.view(), o.gpus, o.nodes, job);
   if (vpcat::PlanStatus s = subset ? planner.init(file.view(), job) : planner.init(file.view()); !s.ok())
     throw vp::InputError(o.catalog, 0, s.message());
-  const vp::cli::DemandFile demand = vp::cli::read_demand_file(o.demand);
+  const DemandSource demand = read_demand(o, planner.gpu_count());
   vpcat::Plan plan;
   double best_us = 0;
   for (unsigned r = 0; r < o.repeat; ++r) {
@@ -87,11 +129,11 @@ int run(Options& o) {
     const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
     if (!s.ok()) {
       if (s.code() == vpcat::PlanError::bad_options) throw vp::UsageError(s.message());
-      throw demand.refusal(s);
+      throw demand.refusal(s, !o.workload.empty());
     }
     if (r == 0 || us < best_us) best_us = us;
   }
-  if (!o.svg.empty()) write_plan_svg(o, file, planner, plan);
+  if (!o.svg.empty()) write_plan_svg(o, demand.name, file, planner, plan);
   if (o.json) {
     vp::plan_cli::PlanReport report;
     report.planning_us = best_us;
@@ -118,10 +160,10 @@ int main(int argc, char** argv) {
   CLI::App app{"vp-plan: plan an AlltoAllv demand on a VarioPath catalog (the plan expected fastest under the machine model)", "vp-plan"};
   Options o;
   app.add_option("--catalog", o.catalog, "The cluster's catalog (.vpcat, from vp-analyze)")->required();
-  app.add_option("--demand", o.demand,
-                 "Demand file: {\"gpus\": n, \"bytes\": [[...], ...]} (row = source) or "
-                 "{\"gpus\": n, \"entries\": [[src, dst, bytes], ...]}")
-      ->required();
+  CLI::Option* demand = app.add_option("--demand", o.demand,
+                                       "Demand file: {\"gpus\": n, \"bytes\": [[...], ...]} (row = source) or "
+                                       "{\"gpus\": n, \"entries\": [[src, dst, bytes], ...]}");
+  app.add_option("--workload", o.workload, vp::sim_cli::kWorkloadHelp)->excludes(demand);
   CLI::Option* gpus = app.add_option(
       "--gpus", o.gpus,
       "Plan over these GPUs only (a job's subset, docs/subsets.md): catalog GPU indexes and ranges (0-7,16), or "

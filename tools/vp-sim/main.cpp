@@ -313,12 +313,7 @@ int main(int argc, char** argv) {
   auto* demand = app.add_option("--demand", o.demand,
                                 "Demand file, as vp-plan's: {\"gpus\": n, \"bytes\": [[...], ...]} (row = source) or "
                                 "{\"gpus\": n, \"entries\": [[src, dst, bytes], ...]}; at most 2^53 bytes per pair");
-  auto* workload = app.add_option(
-      "--workload", o.workload,
-      "A generated demand instead: uniform[:bytes=B] | p2pmark[:bytes=B] | shift[:k=K,bytes=B] | "
-      "incast[:reader=G,bytes=B] | hotspot[:bytes=B,hot=G,factor=F] | "
-      "moe[:zipf=S,hidden=H,experts=E,topk=K,tokens=T,elem=2,seed=1] | seqpar[:tokens=T,hidden=H,elem=2] | "
-      "drift[:calls=50,hidden=H,experts=E,topk=K,tokens=T,elem=2,seed=1] (defaults: docs/simulator.md)");
+  auto* workload = app.add_option("--workload", o.workload, vp::sim_cli::kWorkloadHelp);
   demand->excludes(workload);
   auto* gpus = app.add_option("--gpus", o.gpus,
                               "Simulate a job on these GPUs only (the rest of the cluster idle): catalog GPU indexes "

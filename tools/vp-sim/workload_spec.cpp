@@ -154,6 +154,12 @@ WorkloadSpec parse_workload(const std::string& spec) {
   return w;
 }
 
+const char* const kWorkloadHelp =
+    "A generated demand instead: uniform[:bytes=B] | p2pmark[:bytes=B] | shift[:k=K,bytes=B] | "
+    "incast[:reader=G,bytes=B] | hotspot[:bytes=B,hot=G,factor=F] | "
+    "moe[:zipf=S,hidden=H,experts=E,topk=K,tokens=T,elem=2,seed=1] | seqpar[:tokens=T,hidden=H,elem=2] | "
+    "drift[:calls=50,hidden=H,experts=E,topk=K,tokens=T,elem=2,seed=1] (defaults: docs/simulator.md)";
+
 std::vector<sim::Demand> make_demands(const WorkloadSpec& w, std::size_t gpus) {
   std::vector<sim::Demand> out;
   try {

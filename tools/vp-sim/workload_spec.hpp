@@ -1,4 +1,5 @@
-// `vp-sim --workload SPEC`: the evaluation suite's demand generators
+// `vp-sim --workload SPEC` and `vp-plan --workload SPEC`: the evaluation
+// suite's demand generators
 // (vp/sim/workloads.hpp) by name, with their parameters.
 //
 //   SPEC = NAME [":" KEY "=" VALUE ("," KEY "=" VALUE)*]
@@ -37,6 +38,9 @@ struct WorkloadSpec {
 };
 
 WorkloadSpec parse_workload(const std::string& spec);
+
+// The help text of the --workload option, one for vp-sim and vp-plan.
+extern const char* const kWorkloadHelp;
 
 // The demands of the workload for `gpus` GPUs (one, or `calls` for drift).
 std::vector<sim::Demand> make_demands(const WorkloadSpec& w, std::size_t gpus);

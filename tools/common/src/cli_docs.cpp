@@ -370,6 +370,11 @@ std::string man_page(const Tool& tool, const CommandDoc& doc) {
   for (const char* t : {"vp-analyze", "vp-catalog", "vp-plan", "vp-sim"})
     if (std::string_view(t) != tool.name) others.push_back(".BR " + roff(t) + " (1)");
   out += join(others, ",\n") + "\n";
+  // The options cite the guides as docs/NAME.md: where the package puts them.
+  out += ".PP\n" + roff("The guides the options cite (docs/NAME.md) and the catalog format's SPEC.md are installed "
+                         "with the tools in share/doc/vpcat-tools/docs/ (/usr/share/doc/vpcat-tools/docs/ from the "
+                         "vpcat-tools package), the bundled example platforms in "
+                         "share/doc/vpcat-tools/examples/platforms/.") + "\n";
   return out;
 }
 
