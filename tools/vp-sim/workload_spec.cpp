@@ -182,7 +182,7 @@ std::vector<sim::Demand> make_demands(const WorkloadSpec& w, std::size_t gpus) {
     } else if (w.name == "drift") {
       out = sim::drifting_moe_sequence(gpus, moe_options(w), size(w, "calls"));
     }
-  } catch (const std::invalid_argument& e) {
+  } catch (const UsageError& e) {  // a generator's option out of range
     fail(fmt::format("{}: {}", w.name, e.what()));
   }
   return out;
