@@ -390,8 +390,7 @@ TEST_CASE("demand files: the reader itself") {
   CHECK(s.error_at(2, 1, "x").line() == 3);
   CHECK(s.error_at(2, 1, "x").column() == 1);
   CHECK_THROWS_WITH_AS(parse_demand("D.json", "[1]"),
-                       "D.json:1:1: the demand must be an object {\"gpus\": n, \"bytes\" or \"entries\": [...]} (got an "
-                       "array)\n[1]\n^",
+                       "D.json:1:1: document: must be an object, got an array\n[1]\n^",
                        vp::InputError);
   CHECK_THROWS_WITH_AS(parse_demand("D.json", "{\"gpus\": 01, \"bytes\": []}"),
                        "D.json:1:11: malformed JSON (syntax error while parsing object - unexpected number literal; "
