@@ -59,7 +59,8 @@ TEST_CASE("json: rejected documents name the path and the problem") {
   CHECK(error_of(j) == "c.json: node_types[0].links[2].id: is 7, expected its index 2");
   j = mirror();
   j["fabric"]["colour"] = "blue";
-  CHECK(error_of(j) == "c.json: fabric: unknown key \"colour\"");
+  CHECK(error_of(j) == "c.json: fabric: unknown key \"colour\" (expected \"kind\", \"leaf_size\", \"oversubscription\", "
+                       "\"switches\", \"spine\", \"spine_uplink_gbps\", \"group_description\" or \"group_order\")");
   j = mirror();
   j["provenance"].erase("options");
   CHECK(error_of(j) == "c.json: provenance: missing key \"options\"");

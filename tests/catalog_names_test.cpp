@@ -120,7 +120,10 @@ TEST_CASE("import warnings go with the catalog: shown when analysing, kept in th
                      "\n");
   RunResult inspect = run(shell_quote(kCatalogBin) + " inspect " + shell_quote(cat));
   CHECK(inspect.exit_code == 0);
-  CHECK(inspect.out.find("analysis warning: " + rate + "\nanalysis warning: " + gdr + "\n") != std::string::npos);
+  // On standard error, in the one form of every warning.
+  CHECK(inspect.err == "vp-catalog: warning: " + cat + ": analysis: " + rate + "\nvp-catalog: warning: " + cat +
+                           ": analysis: " + gdr + "\n");
+  CHECK(inspect.out.find(rate) == std::string::npos);
   RunResult json = run(shell_quote(kCatalogBin) + " inspect --json " + shell_quote(cat));
   CHECK(json.out.find("\"warnings\": [\n    \"" + rate + "\",") != std::string::npos);
   // The JSON mirror carries them too, and reads back to the same catalog.

@@ -261,13 +261,14 @@ TEST_CASE("cluster: description errors name the place") {
           R"( "nodes": [{"type": "n", "names": "a[1-2]"}, {"type": "n", "names": "a2"}], "fabric": {"kind": "rail"}})") ==
       ":1: nodes[1]: host \"a2\" is already in nodes[0]");
   CHECK(error_with(head + R"( "nodes": [{"type": "n", "count": 2}], "fabric": {"kind": "leaf_spine"}})") ==
-        ":1: fabric: missing required key \"leaf_size\" (kind leaf_spine)");
+        ":1: fabric: missing key \"leaf_size\" (kind leaf_spine)");
   CHECK(error_with(head + R"( "nodes": [{"type": "n", "count": 2}], "fabric": {"kind": "rail", "leaf_size": 2}})") ==
         ":1: fabric.leaf_size: applies only to kind leaf_spine");
   CHECK(error_with(head + R"( "nodes": [{"type": "n", "count": 0}], "fabric": {"kind": "rail"}})") ==
         ":1: nodes[0].count: must be an integer from 1 to 1000000, got 0");
   CHECK(error_with(head + R"( "nodes": [{"type": "n", "count": 2}], "fabric": {"kind": "rail", "colour": 1}})") ==
-        ":1: fabric: unknown key \"colour\"");
+        ":1: fabric: unknown key \"colour\" (expected \"kind\", \"leaf_size\", \"oversubscription\" or "
+        "\"nic_gbitps\")");
   // Rates and ratios whose capacities would underflow to 0 or overflow
   // (found by tests/fuzz/cluster_fuzz.cpp): refused at the value, not in the
   // expansion as a link of capacity 0 in "<input>".

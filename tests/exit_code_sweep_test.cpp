@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -38,6 +39,7 @@ struct Run {
   std::vector<int> codes;
   std::string input;  // the file under test, for the report
   bool silent = false;  // may fail without a message (diff of two valid catalogs that differ: exit 3)
+  bool located = false;  // its error names the input's line and column ("tool: error: FILE:L:C: ...")
 };
 
 std::vector<fs::path> files_in(const fs::path& dir, const std::string& extension = "") {
@@ -49,6 +51,12 @@ std::vector<fs::path> files_in(const fs::path& dir, const std::string& extension
       out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// "TOOL: error: FILE:LINE:COL: " at the start of a message.
+std::regex located_at(const std::string& tool, const std::string& file) {
+  static const std::regex special(R"([.^$|()\[\]{}*+?\\])");
+  return std::regex("^" + tool + ": error: " + std::regex_replace(file, special, R"(\$&)") + ":[0-9]+:[0-9]+: ");
 }
 
 class Sweep {
@@ -116,6 +124,16 @@ class Sweep {
         cluster.string());
   }
 
+  // A contention table through vp-sim --model contention: its error names
+  // the value's line and column (a syntax error's too).
+  void contention(const fs::path& table, const std::vector<int>& codes) {
+    add("vp-sim", kSim,
+        "--catalog " + shell_quote(good_catalog_) + " --workload uniform --schedulers nccl --model contention "
+        "--contention " + shell_quote(table.string()),
+        codes, table.string());
+    runs_.back().located = true;
+  }
+
   // A --defaults file through vp-analyze.
   void defaults(const fs::path& defaults, const std::vector<int>& codes) {
     add("vp-analyze", kAnalyze,
@@ -161,6 +179,8 @@ class Sweep {
       // Every failure is a message in the "tool: error: ..." form.
       if (code != 0 && !run.silent && message.rfind(run.tool + ": error: ", 0) != 0)
         FAIL_CHECK(fmt::format("exit {} for {} without a \"{}: error:\" message", code, run.input, run.tool));
+      if (code != 0 && run.located && !std::regex_search(message, located_at(run.tool, run.input)))
+        FAIL_CHECK(fmt::format("exit {} for {} without its line and column", code, run.input));
     }
     CHECK(seen == runs_.size());
     MESSAGE(fmt::format("{} tool runs", runs_.size()));
@@ -212,7 +232,7 @@ TEST_CASE("exit codes: every damaged catalog, through every tool that reads one,
   sweep.check();
 }
 
-TEST_CASE("exit codes: known-bad demand, topology, cluster and defaults files exit 2") {
+TEST_CASE("exit codes: known-bad demand, topology, cluster, defaults and contention files exit 2") {
   Sweep sweep;
   const std::string base = vp::test::fixture("bad-input");
   const auto demands = files_in(base + "/demand"), topologies = files_in(base + "/topology");
@@ -225,6 +245,9 @@ TEST_CASE("exit codes: known-bad demand, topology, cluster and defaults files ex
   for (const fs::path& f : topologies) sweep.topology(f, {2});
   for (const fs::path& f : clusters) sweep.cluster(f, {2});
   for (const fs::path& f : defaults) sweep.defaults(f, {2});
+  const auto contention = files_in(base + "/contention");
+  CHECK(contention.size() >= 8);
+  for (const fs::path& f : contention) sweep.contention(f, {2});
   sweep.check();
 }
 

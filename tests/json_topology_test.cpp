@@ -335,7 +335,7 @@ TEST_CASE("json: malformed JSON names the line") {
 
 TEST_CASE("json: structural errors name the place and the line") {
   CHECK(error_of("[1, 2]") == "doc.json:1: document: must be an object, got an array");
-  CHECK(error_of(edit(R"("format": "vp-topology",)", "")) == "doc.json:1: document: missing required key \"format\"");
+  CHECK(error_of(edit(R"("format": "vp-topology",)", "")) == "doc.json:1: document: missing key \"format\"");
   CHECK(error_of(edit(R"("vp-topology")", R"("vp-cluster")")) ==
         "doc.json:2: format: expected \"vp-topology\", got \"vp-cluster\"");
   CHECK(error_of(edit(R"("version": 1)", R"("version": 2)")) ==
@@ -345,7 +345,7 @@ TEST_CASE("json: structural errors name the place and the line") {
   CHECK(error_of(edit(R"("version": 1,)", R"("version": 1, "colour": "red",)")) ==
         "doc.json:1: document: unknown key \"colour\"");
   CHECK(error_of(edit(R"({"id": 0, "kind": "cpu", )", R"({"id": 0, )")) ==
-        "doc.json:5: components[0]: missing required key \"kind\"");
+        "doc.json:5: components[0]: missing key \"kind\"");
   CHECK(error_of(edit(R"("kind": "cpu")", R"("kind": 3)")) ==
         "doc.json:5: components[0].kind: must be a string, got 3");
   CHECK(error_of(edit(R"("kind": "cpu")", R"("kind": "socket")")) ==
@@ -497,7 +497,7 @@ TEST_CASE("json: each path-type matrix is written up to kMaxPathTypeCells cells"
 TEST_CASE("json: nodes and the fabric are checked") {
   const std::string two_nodes = R"("version": 1, "nodes": [{"name": "a", "type": "t"}, {"name": "b", "type": "t"}],)";
   CHECK(error_of(edit(R"("version": 1,)", two_nodes)) ==
-        "doc.json:5: components[0]: missing required key \"node\" "
+        "doc.json:5: components[0]: missing key \"node\" "
         "(the document has 2 nodes)");
   CHECK(error_of(edit(R"("version": 1,)",
                       R"("version": 1, "nodes": [{"name": "a", "type": "t"}, {"name": "a", "type": "t"}],)")) ==

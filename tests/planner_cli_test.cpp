@@ -294,49 +294,48 @@ TEST_CASE("vp-plan: bad demand files") {
                       "'2]] } x'; expected end of input)\n"
                       "{\"gpus\": 32, \"bytes\": [[1, 2]] } x\n"
                       "                                 ^\n");
-  check_bad_input(f.plan("{\"bytes\": []}"), D + ":1:1: missing key \"gpus\" (the number of GPUs)\n"
+  check_bad_input(f.plan("{\"bytes\": []}"), D + ":1:1: document: missing key \"gpus\"\n"
                                                  "{\"bytes\": []}\n"
                                                  "^\n");
-  check_bad_input(f.plan("{\"gpus\": 32}"), D + ":1:1: missing key \"bytes\" or \"entries\"\n"
+  check_bad_input(f.plan("{\"gpus\": 32}"), D + ":1:1: document: missing key \"bytes\" or \"entries\"\n"
                                                 "{\"gpus\": 32}\n"
                                                 "^\n");
   check_bad_input(f.plan("{\"gpus\": 32,\n\"bytes\": [],\n\"entries\": []}"),
-                  D + ":3:12: give \"bytes\" or \"entries\", not both\n"
+                  D + ":3:12: entries: give \"bytes\" or \"entries\", not both\n"
                       "\"entries\": []}\n"
                       "           ^\n");
   check_bad_input(f.plan("{\"gpus\": 32, \"byte\": []}"),
-                  D + ":1:22: unknown key \"byte\" (expected \"gpus\", \"bytes\" or \"entries\")\n"
+                  D + ":1:22: document: unknown key \"byte\" (expected \"gpus\", \"bytes\" or \"entries\")\n"
                       "{\"gpus\": 32, \"byte\": []}\n"
                       "                     ^\n");
-  check_bad_input(f.plan("{\"gpus\": -3, \"bytes\": []}"), D + ":1:10: \"gpus\" must be a positive integer (got -3)\n"
+  check_bad_input(f.plan("{\"gpus\": -3, \"bytes\": []}"), D + ":1:10: gpus: must be an integer from 1 to 4294967295, got -3\n"
                                                              "{\"gpus\": -3, \"bytes\": []}\n"
                                                              "         ^\n");
   check_bad_input(f.plan("{\"gpus\": \"32\", \"bytes\": []}"),
-                  D + ":1:10: \"gpus\" must be a positive integer (got a string)\n"
+                  D + ":1:10: gpus: must be an integer from 1 to 4294967295, got \"32\"\n"
                       "{\"gpus\": \"32\", \"bytes\": []}\n"
                       "         ^\n");
-  check_bad_input(f.plan("{\"gpus\": 2,\n \"bytes\": [[0, 1]]}"), D + ":2:11: bytes has 1 rows (\"gpus\" is 2)\n"
+  check_bad_input(f.plan("{\"gpus\": 2,\n \"bytes\": [[0, 1]]}"), D + ":2:11: bytes: has 1 rows (\"gpus\" is 2)\n"
                                                                     " \"bytes\": [[0, 1]]}\n"
                                                                     "          ^\n");
   check_bad_input(f.plan("{\"gpus\": 2,\n \"bytes\": [[0, 1],\n  [1, 0, 3]]}"),
-                  D + ":3:3: bytes[1] has 3 entries (\"gpus\" is 2)\n"
+                  D + ":3:3: bytes[1]: has 3 entries (\"gpus\" is 2)\n"
                       "  [1, 0, 3]]}\n"
                       "  ^\n");
   check_bad_input(f.plan("{\"gpus\": 2,\n \"bytes\": [[0, 1],\n  [-1, 0]]}"),
-                  D + ":3:4: bytes[1][0] is not a byte count (-1: must be a whole number from 0 to 2^63)\n"
+                  D + ":3:4: bytes[1][0]: demand entry is not a byte count (-1: bytes must be a finite whole number >= 0)\n"
                       "  [-1, 0]]}\n"
                       "   ^\n");
   check_bad_input(f.plan("{\"gpus\": 2,\n \"bytes\": [[0, 1.5], [1, 0]]}"),
-                  D + ":2:16: bytes[0][1] is not a byte count (1.5: must be a whole number from 0 to 2^63)\n"
+                  D + ":2:16: bytes[0][1]: demand entry is not a byte count (1.5: bytes must be a finite whole number >= 0)\n"
                       " \"bytes\": [[0, 1.5], [1, 0]]}\n"
                       "               ^\n");
   check_bad_input(f.plan("{\"gpus\": 2,\n \"bytes\": [[0, 99999999999999999999], [1, 0]]}"),
-                  D + ":2:16: bytes[0][1] is not a byte count (99999999999999999999: must be a whole number from 0 "
-                      "to 2^63)\n"
+                  D + ":2:16: bytes[0][1]: byte counts overflow (1e+20 bytes, more than 2^63)\n"
                       " \"bytes\": [[0, 99999999999999999999], [1, 0]]}\n"
                       "               ^\n");
   check_bad_input(f.plan("{\"gpus\": 32,\n \"entries\": [[0, 1, 2],\n [0, 1]]}"),
-                  D + ":3:2: entries[1] must be [src, dst, bytes] (got 2 numbers)\n"
+                  D + ":3:2: entries[1]: must be [src, dst, bytes] (got 2 numbers)\n"
                       " [0, 1]]}\n"
                       " ^\n");
   check_bad_input(f.plan("{\"gpus\": 32,\n \"entries\": [\n [40, 1, 2]]}"),
@@ -344,7 +343,7 @@ TEST_CASE("vp-plan: bad demand files") {
                       " [40, 1, 2]]}\n"
                       " ^\n");
   check_bad_input(f.plan("{\"gpus\": 32,\n \"entries\": [[0.5, 1, 2]]}"),
-                  D + ":2:15: entries[0][0] is not a GPU index (0.5: must be a whole number >= 0)\n"
+                  D + ":2:15: entries[0][0]: must be an integer from 0 to 4294967295, got 0.5\n"
                       " \"entries\": [[0.5, 1, 2]]}\n"
                       "              ^\n");
   check_bad_input(f.plan("{\"gpus\": 32,\n \"gpus\": 32, \"entries\": []}"), D + ":2:2: \"gpus\" is given twice\n"
@@ -429,8 +428,7 @@ TEST_CASE("demand files: the reader itself") {
   CHECK(s.error_at(2, 1, "x").line() == 3);
   CHECK(s.error_at(2, 1, "x").column() == 1);
   CHECK_THROWS_WITH_AS(parse_demand("D.json", "[1]"),
-                       "D.json:1:1: the demand must be an object {\"gpus\": n, \"bytes\" or \"entries\": [...]} (got an "
-                       "array)\n[1]\n^",
+                       "D.json:1:1: document: must be an object, got an array\n[1]\n^",
                        vp::InputError);
   CHECK_THROWS_WITH_AS(parse_demand("D.json", "{\"gpus\": 01, \"bytes\": []}"),
                        "D.json:1:11: malformed JSON (syntax error while parsing object - unexpected number literal; "

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "vp/base/errors.hpp"
 #include "vp/topology/cluster.hpp"
 #include "vp/topology/routes.hpp"
 #include "vp/topology/synthetic.hpp"
@@ -118,6 +119,6 @@ TEST_CASE("network routes: between nodes, and a loopback through two NICs of one
   CHECK(two.components[two.links[loop.links.front()].src].id == g0);
   CHECK(two.links[loop.links.back()].dst == g3);
   // One NIC both ways is not a route through the fabric; a NIC of another node is not this node's.
-  CHECK_THROWS_AS(network_route(two, g0, two.nics[0], two.nics[0], g3), std::logic_error);
-  CHECK_THROWS_AS(network_route(two, g0, two.nics[4], two.nics[1], g3), std::logic_error);
+  CHECK_THROWS_AS(network_route(two, g0, two.nics[0], two.nics[0], g3), vp::InternalError);
+  CHECK_THROWS_AS(network_route(two, g0, two.nics[4], two.nics[1], g3), vp::InternalError);
 }

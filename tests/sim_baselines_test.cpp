@@ -12,6 +12,7 @@
 #include "vp/sim/workloads.hpp"
 #include "vp/topology/cluster.hpp"
 #include "vp/topology/synthetic.hpp"
+#include "vp/base/errors.hpp"
 
 using namespace vp;
 using namespace vp::sim;
@@ -123,7 +124,7 @@ TEST_CASE("NCCL runs its rounds in waves of the peers in flight, each round a pe
     CHECK(src.size() == n);
     CHECK(dst.size() == n);
   }
-  CHECK_THROWS_AS(nccl_schedule(t, d, NcclOptions{0}), std::invalid_argument);
+  CHECK_THROWS_AS(nccl_schedule(t, d, NcclOptions{0}), vp::UsageError);
 }
 
 TEST_CASE("DeepEP's PCIe mode sends every byte through the sender's and the receiver's NICs") {
@@ -314,8 +315,8 @@ TEST_CASE("FAST-like and DeepEP-like need nodes with equal GPU counts") {
   Topology t = expand_cluster(spec);
   Demand d = uniform_demand(6, 1e3);
   CHECK_THROWS_WITH_AS(fast_schedule(t, d), "fast_schedule: every node needs the same number of GPUs (b has 2, a has 4)",
-                       std::invalid_argument);
-  CHECK_THROWS_AS(deepep_nvlink_style_schedule(t, d), std::invalid_argument);
+                       vp::UsageError);
+  CHECK_THROWS_AS(deepep_nvlink_style_schedule(t, d), vp::UsageError);
   check_delivers(t, d, fanout_schedule(t, d));
   check_delivers(t, d, spreadout_schedule(t, d));
 }
@@ -359,7 +360,7 @@ TEST_CASE("Birkhoff-von Neumann: padding reaches equal line sums and the permuta
     for (std::size_t i = 0; i < 3; ++i) sum[i][perms[k].to[i]] += perms[k].weight;
   }
   CHECK(sum == padded);
-  CHECK_THROWS_AS(birkhoff_decompose(m), std::invalid_argument);
+  CHECK_THROWS_AS(birkhoff_decompose(m), vp::InternalError);
 }
 
 // DeepEP's PCIe mode where DeepEP's code would not run: up to 32 ranks

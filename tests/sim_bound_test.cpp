@@ -13,6 +13,7 @@
 #include "vp/import/import.hpp"
 #include "vp/topology/errors.hpp"
 #include "vp/topology/synthetic.hpp"
+#include "vp/base/errors.hpp"
 
 using namespace vp;
 using namespace vp::sim;
@@ -341,5 +342,5 @@ TEST_CASE("the route bound: an empty demand needs no time; a demand must fit; th
   BoundOptions bad;
   bad.latency_us = -1;
   CHECK_THROWS_WITH_AS(direct_route_bound(t, uniform_demand(8, 1), bad),
-                       "direct_route_bound: latency_us must be finite and >= 0, got -1", std::invalid_argument);
+                       "direct_route_bound: latency_us must be finite and >= 0, got -1", vp::UsageError);
 }

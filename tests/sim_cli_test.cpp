@@ -300,7 +300,7 @@ TEST_CASE("vp-sim errors: where, what, why, and the exit code") {
               "{\"gpus\": 8,\n"
               "         ^");
   check_error(f.with_demand("{\"gpus\": 32,\n \"entries\": [[0, 1, -3]]}"), 2,
-              f.dir.path() + "/D.json:2:21: entries[0][2] is not a byte count (-3: must be a whole number from 0 to 2^63)\n"
+              f.dir.path() + "/D.json:2:21: entries[0][2]: demand entry is not a byte count (-3: bytes must be a finite whole number >= 0)\n"
               " \"entries\": [[0, 1, -3]]}\n"
               "                    ^");
   check_error(f.sim("--workload zipf"), 1,

@@ -20,6 +20,7 @@
 #include "vp/topology/cluster.hpp"
 #include "vp/topology/errors.hpp"
 #include "vp/topology/synthetic.hpp"
+#include "vp/base/errors.hpp"
 
 using namespace vp;
 using namespace vp::sim;
@@ -240,13 +241,13 @@ TEST_CASE("out-of-range contention parameters are refused, naming the field") {
   SimOptions o;
   o.contention = all_on(-1, 0.5, 0);
   CHECK_THROWS_WITH_AS(simulate(t, Schedule{}, o), "contention: forwarder.slope must be finite and >= 0, got -1",
-                       std::invalid_argument);
+                       vp::UsageError);
   o.contention = all_on(0, 0, 0);
   CHECK_THROWS_WITH_AS(simulate(t, Schedule{}, o), "contention: forwarder.floor must be in (0, 1], got 0",
-                       std::invalid_argument);
+                       vp::UsageError);
   o.contention = all_on(0, 1, -2);
   CHECK_THROWS_WITH_AS(simulate(t, Schedule{}, o), "contention: chunk.overhead_us must be finite and >= 0, got -2",
-                       std::invalid_argument);
+                       vp::UsageError);
 }
 
 TEST_CASE("the committed contention table reads, and every parameter has its source") {
@@ -413,7 +414,7 @@ TEST_CASE("forwarder efficiency takes the curve of the socket's CPU family, else
   o.contention.forwarder.on = true;
   o.contention.forwarder_families = {{"", 1.0, 0.5}};
   CHECK_THROWS_WITH_AS(simulate(t, s, o), "contention: forwarder.families: a family needs a non-empty match",
-                       std::invalid_argument);
+                       vp::UsageError);
 }
 
 TEST_CASE("the GPU endpoint curve charges a GPU serving several readers, and only reads") {

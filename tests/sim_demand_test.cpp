@@ -7,6 +7,7 @@
 #include "vp/sim/demand.hpp"
 #include "vp/topology/errors.hpp"
 #include "vp/topology/synthetic.hpp"
+#include "vp/base/errors.hpp"
 
 using namespace vp;
 using namespace vp::sim;
@@ -23,9 +24,9 @@ TEST_CASE("a demand is square, finite and non-negative") {
   CHECK_THROWS_WITH_AS(Demand::from_rows({{0, -1}, {2, 0}}, "d.json"),
                        "d.json: entry [0][1] is -1: bytes must be a finite number >= 0", InputError);
   CHECK_THROWS_AS(Demand::from_rows({{0, std::numeric_limits<double>::infinity()}, {2, 0}}, "d.json"), InputError);
-  CHECK_THROWS_AS(d.set(0, 1, std::numeric_limits<double>::quiet_NaN()), std::invalid_argument);
-  CHECK_THROWS_AS(d.add(0, 1, -2), std::invalid_argument);
-  CHECK_THROWS_AS(d.set(3, 0, 1), std::out_of_range);
+  CHECK_THROWS_AS(d.set(0, 1, std::numeric_limits<double>::quiet_NaN()), vp::UsageError);
+  CHECK_THROWS_AS(d.add(0, 1, -2), vp::UsageError);
+  CHECK_THROWS_AS(d.set(3, 0, 1), vp::InternalError);
 }
 
 TEST_CASE("a demand must have one row per GPU of the topology") {

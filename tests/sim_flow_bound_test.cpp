@@ -12,6 +12,7 @@
 #include "vp/topology/cluster.hpp"
 #include "vp/topology/errors.hpp"
 #include "vp/topology/synthetic.hpp"
+#include "vp/base/errors.hpp"
 
 using namespace vp;
 using namespace vp::sim;
@@ -127,9 +128,9 @@ TEST_CASE("the flow bound: an empty demand, a demand that does not fit, a bad la
   BoundOptions bad;
   bad.latency_us = -1;
   CHECK_THROWS_WITH_AS(flow_bound(t, uniform_demand(8, 1), bad),
-                       "flow_bound: latency_us must be finite and >= 0, got -1", std::invalid_argument);
+                       "flow_bound: latency_us must be finite and >= 0, got -1", vp::UsageError);
   Topology big = expand_cluster(cluster_from_shortcut(t, 9, FabricKind::single_switch, 0, 1.0));
   CHECK_THROWS_WITH_AS(flow_bound(big, uniform_demand(72, 1)),
                        "flow_bound: 72 GPUs, more than the 64 this linear program is offered for",
-                       std::invalid_argument);
+                       vp::UsageError);
 }

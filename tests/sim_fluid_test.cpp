@@ -12,6 +12,7 @@
 #include "vp/sim/simulate.hpp"
 #include "vp/topology/routes.hpp"
 #include "vp/topology/synthetic.hpp"
+#include "vp/base/errors.hpp"
 
 using namespace vp;
 using namespace vp::sim;
@@ -253,18 +254,18 @@ TEST_CASE("malformed flows are rejected with the step and flow named") {
   Flow f = flow(t, t.gpus[0], t.gpus[1], 1e3);
   f.dst = t.gpus[2];
   CHECK_THROWS_WITH_AS(simulate(t, Schedule{{Step{}, Step{{f}}}}),
-                       "simulate: step 1 flow 0: the route does not lead from gpu0 to gpu2", std::invalid_argument);
+                       "simulate: step 1 flow 0: the route does not lead from gpu0 to gpu2", vp::InternalError);
   Flow neg = flow(t, t.gpus[0], t.gpus[1], -1);
   CHECK_THROWS_WITH_AS(simulate(t, Schedule{{Step{{neg}}}}), "simulate: step 0 flow 0: bytes must be finite and >= 0, got -1",
-                       std::invalid_argument);
+                       vp::InternalError);
   Flow loop = flow(t, t.gpus[0], t.gpus[1], 1e3);  // gpu0 > switch > gpu1 > switch > gpu1
   loop.route.links.push_back(t.find_link(t.gpus[1], t.switches[0]));
   loop.route.links.push_back(t.find_link(t.switches[0], t.gpus[1]));
   CHECK_THROWS_WITH_AS(simulate(t, Schedule{{Step{{loop}}}}), "simulate: step 0 flow 0: the route crosses a link twice",
-                       std::invalid_argument);
+                       vp::InternalError);
   Flow nic = flow(t, t.gpus[0], t.gpus[1], 1e3);
   nic.src = t.switches[0];
-  CHECK_THROWS_AS(simulate(t, Schedule{{Step{{nic}}}}), std::invalid_argument);
+  CHECK_THROWS_AS(simulate(t, Schedule{{Step{{nic}}}}), vp::InternalError);
 }
 
 namespace {

@@ -15,6 +15,7 @@
 #include "sim_platforms.hpp"
 #include "vp/sim/simgrid_platform.hpp"
 #include "vp/topology/routes.hpp"
+#include "vp/base/errors.hpp"
 
 using namespace vp;
 using namespace vp::sim;
@@ -154,6 +155,6 @@ TEST_CASE("simgrid platform: the baselines' routes, through NICs with GPUDirect 
 
 TEST_CASE("simgrid platform: bad options are refused") {
   const Topology& t = test::fixture_platforms().at("pcie-gen4-2s4sw8g");
-  CHECK_THROWS_AS(simgrid_platform_xml(t, SimgridPlatformOptions{-1.0, nullptr}), std::invalid_argument);
-  CHECK_THROWS_AS(simgrid_platform_xml(t, SimgridPlatformOptions{std::nan(""), nullptr}), std::invalid_argument);
+  CHECK_THROWS_AS(simgrid_platform_xml(t, SimgridPlatformOptions{-1.0, nullptr}), vp::UsageError);
+  CHECK_THROWS_AS(simgrid_platform_xml(t, SimgridPlatformOptions{std::nan(""), nullptr}), vp::UsageError);
 }

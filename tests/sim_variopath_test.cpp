@@ -17,6 +17,7 @@
 #include "vp/sim/variopath.hpp"
 #include "vp/sim/workloads.hpp"
 #include "vp/topology/errors.hpp"
+#include "vp/base/errors.hpp"
 
 using namespace vp;
 using namespace vp::sim;
@@ -176,7 +177,7 @@ TEST_CASE("a demand the planner cannot read is refused naming the entry") {
   CHECK_THROWS_AS(variopath_schedule(s.t, s.planner, Demand(4)), InputError);
   VarioPathOptions o;
   o.timed_calls = 0;
-  CHECK_THROWS_AS(variopath_schedule(s.t, s.planner, Demand(8), o), std::invalid_argument);
+  CHECK_THROWS_AS(variopath_schedule(s.t, s.planner, Demand(8), o), vp::UsageError);
 }
 
 TEST_CASE("an empty demand is an empty schedule") {

@@ -7,6 +7,7 @@
 
 #include "vp/sim/prng.hpp"
 #include "vp/sim/workloads.hpp"
+#include "vp/base/errors.hpp"
 
 using namespace vp::sim;
 
@@ -51,7 +52,7 @@ TEST_CASE("uniform, hot spot and sequence-parallel demands") {
   CHECK(h.at(2, 2) == 0);
   Demand sp = sequence_parallel_demand(8);
   CHECK(sp.at(0, 1) == 32768.0 * 4096 / 8 * 2);
-  CHECK_THROWS_AS(hot_spot_demand(4, 100, 4), std::invalid_argument);
+  CHECK_THROWS_AS(hot_spot_demand(4, 100, 4), vp::UsageError);
 }
 
 TEST_CASE("MoE dispatch sends a token once per destination GPU") {
@@ -86,7 +87,7 @@ TEST_CASE("MoE dispatch is deterministic and skews with the Zipf exponent") {
   MoeOptions bad = small_moe(1.0);
   bad.top_k = 129;
   CHECK_THROWS_WITH_AS(moe_dispatch_demand(16, bad), "moe_dispatch_demand: top_k must be in [1, experts]",
-                       std::invalid_argument);
+                       vp::UsageError);
 }
 
 TEST_CASE("the drifting sequence sweeps the skew up and back down") {
@@ -106,7 +107,7 @@ TEST_CASE("p2pmark's probe +k: GPU i reads from (i + k) mod n, one flow each") {
   for (std::size_t s = 0; s < 8; ++s)
     for (std::size_t t = 0; t < 8; ++t) CHECK(d.at(s, t) == (s == (t + 3) % 8 ? 64.0 : 0.0));
   CHECK(shift_demand(8, 11, 1.0).at(3, 0) == 1.0);  // k taken mod n
-  CHECK_THROWS_AS(shift_demand(8, 16, 1.0), std::invalid_argument);
+  CHECK_THROWS_AS(shift_demand(8, 16, 1.0), vp::UsageError);
 }
 
 TEST_CASE("p2pmark's single reader: every other GPU sends to it") {
@@ -114,5 +115,5 @@ TEST_CASE("p2pmark's single reader: every other GPU sends to it") {
   CHECK(d.column_sum(2) == 15.0);
   CHECK(d.total() == 15.0);
   CHECK(d.at(2, 2) == 0.0);
-  CHECK_THROWS_AS(incast_demand(4, 4, 1.0), std::invalid_argument);
+  CHECK_THROWS_AS(incast_demand(4, 4, 1.0), vp::UsageError);
 }

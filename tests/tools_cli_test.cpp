@@ -135,7 +135,7 @@ TEST_CASE("located JSON: --defaults and a catalog mirror: file:line:col, the lin
   const std::string platform = vp::test::fixture("platforms/pcie-gen4-2s4sw8g.json");
   const std::string defaults = dir.write("d.json", "{\n  \"pcie.gen4\": 22,\n  \"pcie.gen5\": \"fast\"\n}\n");
   check(tool(kAnalyze, "topology --input " + shell_quote(platform) + " --defaults " + shell_quote(defaults)), 2,
-        "vp-analyze: error: " + defaults + ":3:16: pcie.gen5: must be a number\n"
+        "vp-analyze: error: " + defaults + ":3:16: pcie.gen5: must be a number, got \"fast\"\n"
         "  \"pcie.gen5\": \"fast\"\n"
         "               ^\n");
   const std::string syntax = dir.write("s.json", "{\"pcie.gen4\": 22,}\n");

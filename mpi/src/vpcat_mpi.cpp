@@ -13,6 +13,7 @@
 
 #include "exec.hpp"
 #include "rank_map.hpp"
+#include "vp/base/messages.hpp"
 
 using vpcat_mpi::CatalogNode;
 using vpcat_mpi::RankInfo;
@@ -420,8 +421,7 @@ int vpcat_mpi_init(const vpcat_catalog* catalog, MPI_Comm comm, const vpcat_mpi_
     ctx->fallback_reason = why;
     ctx->gpu_of_rank.assign(ctx->size, -1);
     if (ctx->rank == 0 && !opt.quiet)
-      std::fprintf(stderr, "vpcat_mpi: the catalog does not fit the communicator, every call falls back to "
-                           "MPI_Alltoallv: %s\n", why.c_str());
+      vp::warn("vpcat_mpi", "the catalog does not fit the communicator, every call falls back to MPI_Alltoallv: " + why);
   }
   *out = ctx;
   return VPCAT_MPI_OK;
@@ -494,8 +494,10 @@ int vpcat_mpi_alltoallv(const void* sendbuf, const int sendcounts[], const int s
     std::uint64_t h[2] = {digest(ctx->rank_plan), ~digest(ctx->rank_plan)}, m[2] = {0, 0};
     if ((rc = PMPI_Allreduce(h, m, 2, MPI_UINT64_T, MPI_MAX, ctx->comm)) != MPI_SUCCESS) return rc;
     if (m[0] != h[0] || m[1] != h[1]) {
-      std::fprintf(stderr, "vpcat_mpi: rank %d: the ranks' plans differ (digest %016llx)\n", ctx->rank,
-                   static_cast<unsigned long long>(h[0]));
+      char text[96];
+      std::snprintf(text, sizeof text, "rank %d: the ranks' plans differ (digest %016llx)", ctx->rank,
+                    static_cast<unsigned long long>(h[0]));
+      vp::error("vpcat_mpi", text);
       return MPI_ERR_INTERN;
     }
   }

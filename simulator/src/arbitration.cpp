@@ -37,6 +37,7 @@
 #include <unordered_map>
 
 #include "fluid.hpp"
+#include "vp/base/errors.hpp"
 
 namespace vp::sim::detail {
 
@@ -125,9 +126,9 @@ Arbitrated::Arbitrated(const FluidProblem& p, Starts* starts)
     : p_(p), starts_(starts), nr_(static_cast<std::uint32_t>(p.capacity.size())) {
   const auto nf = static_cast<std::uint32_t>(p.transfers());
   if (!p.port.empty() && p.port.size() != p.resources.size())
-    throw std::logic_error("fluid: one port per route entry expected");
+    throw InternalError("fluid: one port per route entry expected");
   if (!p.degradation.empty() && p.degradation.size() != nr_)
-    throw std::logic_error("fluid: one degradation per resource expected");
+    throw InternalError("fluid: one degradation per resource expected");
   // The ports of each resource, numbered in order of first use.
   std::vector<std::unordered_map<std::uint32_t, std::uint32_t>> local(nr_);
   std::vector<std::uint32_t> entry_port(p.resources.size(), kNone);
@@ -211,7 +212,7 @@ void Arbitrated::open_arbiters() {
 // Transfers `started` start at `now` (with their port shares).
 void Arbitrated::admit(const std::vector<std::uint32_t>& started, double now) {
   for (std::uint32_t f : started) {
-    if (active_[f] || rem_[f] != p_.bytes[f] || rate_[f] != 0.0) throw std::logic_error("fluid: a transfer started twice");
+    if (active_[f] || rem_[f] != p_.bytes[f] || rate_[f] != 0.0) throw InternalError("fluid: a transfer started twice");
     active_[f] = 1;
     start_[f] = now;
     running_.push_back(f);
@@ -261,7 +262,7 @@ void Arbitrated::fill() {
     }
   }
   for (std::uint32_t f : running_)
-    if (!(rate_[f] > 0.0)) throw std::logic_error("fluid: a transfer was left without bandwidth");
+    if (!(rate_[f] > 0.0)) throw InternalError("fluid: a transfer was left without bandwidth");
 }
 
 // Split each arbitrated resource's capacity again from the last filling.
@@ -424,7 +425,7 @@ FluidOutcome Arbitrated::run(double epsilon) {
     fresh.clear();
     starts_->finished(done, now, fresh);
     for (const Start& s : fresh) {
-      if (!(s.at >= now)) throw std::logic_error("fluid: a transfer starts in the past");
+      if (!(s.at >= now)) throw InternalError("fluid: a transfer starts in the past");
       pending.push(s);
     }
   }

@@ -57,7 +57,7 @@ const Route& FlowMaker::route(std::size_t src, std::size_t dst) {
   } else {
     if (nic_[src] == kNone || nic_[dst] == kNone) {
       routes_.erase(it);
-      throw std::invalid_argument(fmt::format("no NIC to route {} -> {}", t_.display_name(s), t_.display_name(d)));
+      throw NoNic(fmt::format("no NIC to route {} -> {}", t_.display_name(s), t_.display_name(d)));
     }
     it->second = network_route(t_, s, nic_[src], nic_[dst], d);
   }

@@ -38,7 +38,7 @@ class FlowMaker {
  public:
   explicit FlowMaker(const Topology& t);
   // A hop src -> dst of the payload (origin -> final). Throws
-  // std::invalid_argument when src and dst are in different nodes and one
+  // NoNic (vp/sim/baselines.hpp) when src and dst are in different nodes and one
   // of them has no NIC.
   Flow hop(std::size_t src, std::size_t dst, std::size_t origin, std::size_t final, double bytes);
   // The payload's own single hop origin -> final.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
+#include "vp/base/errors.hpp"
 
 namespace vp::sim {
 
@@ -13,9 +14,9 @@ namespace {
 void check_square(const IntMatrix& m) {
   for (std::size_t i = 0; i < m.size(); ++i) {
     if (m[i].size() != m.size())
-      throw std::invalid_argument(fmt::format("birkhoff: row {} has {} entries in a {}-row matrix", i, m[i].size(), m.size()));
+      throw InternalError(fmt::format("birkhoff: row {} has {} entries in a {}-row matrix", i, m[i].size(), m.size()));
     for (std::size_t j = 0; j < m.size(); ++j)
-      if (m[i][j] < 0) throw std::invalid_argument(fmt::format("birkhoff: entry [{}][{}] is negative", i, j));
+      if (m[i][j] < 0) throw InternalError(fmt::format("birkhoff: entry [{}][{}] is negative", i, j));
   }
 }
 
@@ -48,7 +49,7 @@ class Matcher {
     std::fill(match_col_.begin(), match_col_.end(), kFree);
     for (std::size_t i = 0; i < n_; ++i) {
       std::fill(seen_.begin(), seen_.end(), 0);
-      if (!augment(i)) throw std::logic_error("birkhoff: no perfect matching on the support (line sums differ?)");
+      if (!augment(i)) throw InternalError("birkhoff: no perfect matching on the support (line sums differ?)");
     }
     std::vector<std::size_t> to(n_);
     for (std::size_t j = 0; j < n_; ++j) to[match_col_[j]] = j;
@@ -100,7 +101,7 @@ std::vector<Permutation> birkhoff_decompose(const IntMatrix& m) {
   std::vector<std::int64_t> rows = row_sums(m), cols = column_sums(m);
   for (std::size_t i = 0; i < m.size(); ++i)
     if (rows[i] != rows[0] || cols[i] != rows[0])
-      throw std::invalid_argument("birkhoff: every row and column must have the same sum (pad first)");
+      throw InternalError("birkhoff: every row and column must have the same sum (pad first)");
   IntMatrix rest = m;
   std::vector<Permutation> out;
   std::int64_t left = m.empty() ? 0 : rows[0];

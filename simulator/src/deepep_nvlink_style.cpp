@@ -25,13 +25,14 @@
 
 #include "baseline_common.hpp"
 #include "vp/sim/baselines.hpp"
+#include "vp/base/errors.hpp"
 
 namespace vp::sim {
 
 Schedule deepep_nvlink_style_schedule(const Topology& t, const Demand& demand, const DeepEpOptions& opts) {
   demand.check_fits(t, "demand");
   if (opts.chunks < 1)
-    throw std::invalid_argument(fmt::format("deepep_nvlink_style_schedule: chunks must be >= 1, got {}", opts.chunks));
+    throw UsageError(fmt::format("deepep_nvlink_style_schedule: chunks must be >= 1, got {}", opts.chunks));
   detail::Servers srv(t, "deepep_nvlink_style_schedule");
   detail::FlowMaker make(t);
   // Chunks overlap forwarding with the network; without network traffic

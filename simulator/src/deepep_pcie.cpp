@@ -42,6 +42,7 @@
 #include "baseline_common.hpp"
 #include "vp/sim/baselines.hpp"
 #include "vp/topology/routes.hpp"
+#include "vp/base/errors.hpp"
 
 namespace vp::sim {
 
@@ -75,7 +76,7 @@ std::vector<LinkId> across_fabric(const Topology& t, ComponentId from, Component
       queue.push_back(d);
     }
   }
-  if (!seen[to]) throw std::invalid_argument("deepep_pcie_schedule: no fabric path between two NICs");
+  if (!seen[to]) throw InternalError("deepep_pcie_schedule: no fabric path between two NICs");
   std::vector<LinkId> path;
   for (ComponentId x = to; x != from; x = t.links[came_by[x]].src) path.push_back(came_by[x]);
   return {path.rbegin(), path.rend()};

@@ -34,16 +34,16 @@ Demand Demand::from_rows(const std::vector<std::vector<double>>& rows, const std
 
 void Demand::set(std::size_t s, std::size_t d, double bytes) {
   if (s >= n_ || d >= n_)
-    throw std::out_of_range(fmt::format("demand: entry [{}][{}] outside a {} x {} matrix", s, d, n_, n_));
+    throw InternalError(fmt::format("demand: entry [{}][{}] outside a {} x {} matrix", s, d, n_, n_));
   if (!valid_bytes(bytes))
-    throw std::invalid_argument(
+    throw UsageError(
         fmt::format("demand: entry [{}][{}] would be {}: bytes must be a finite number >= 0", s, d, bytes));
   bytes_[s * n_ + d] = bytes;
 }
 
 void Demand::add(std::size_t s, std::size_t d, double bytes) {
   if (s >= n_ || d >= n_)
-    throw std::out_of_range(fmt::format("demand: entry [{}][{}] outside a {} x {} matrix", s, d, n_, n_));
+    throw InternalError(fmt::format("demand: entry [{}][{}] outside a {} x {} matrix", s, d, n_, n_));
   set(s, d, bytes_[s * n_ + d] + bytes);
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "idle_nics.hpp"
+#include "vp/base/errors.hpp"
 
 namespace vp::sim {
 
@@ -76,10 +77,10 @@ struct ClpDeleter {
 FlowBound flow_bound(const Topology& t, const Demand& demand, const BoundOptions& opts) {
   demand.check_fits(t, "demand");
   if (!std::isfinite(opts.latency_us) || opts.latency_us < 0)
-    throw std::invalid_argument(fmt::format("flow_bound: latency_us must be finite and >= 0, got {}", opts.latency_us));
+    throw UsageError(fmt::format("flow_bound: latency_us must be finite and >= 0, got {}", opts.latency_us));
   const std::size_t n = t.gpus.size();
   if (n > kFlowBoundMaxGpus)
-    throw std::invalid_argument(
+    throw UsageError(
         fmt::format("flow_bound: {} GPUs, more than the {} this linear program is offered for", n, kFlowBoundMaxGpus));
 
   // Byte and rate scales, so that the program's coefficients are near 1.
@@ -146,7 +147,7 @@ FlowBound flow_bound(const Topology& t, const Demand& demand, const BoundOptions
       objective(out.variables, 0.0);
   objective[0] = 1.0;
   std::unique_ptr<Clp_Simplex, ClpDeleter> model(Clp_newModel());
-  if (!model) throw std::runtime_error("flow_bound: the LP solver could not create a model");
+  if (!model) throw InternalError("flow_bound: the LP solver could not create a model");
   Clp_setLogLevel(model.get(), 0);
   Clp_loadProblem(model.get(), p.columns(), p.rows(), p.start.data(), p.index.data(), p.value.data(),
                   col_lower.data(), col_upper.data(), objective.data(), p.row_lower.data(), p.row_upper.data());
@@ -155,7 +156,7 @@ FlowBound flow_bound(const Topology& t, const Demand& demand, const BoundOptions
   const int status = Clp_status(model.get());
   if (status == 1) {  // primal infeasible: some bytes must have no path
     if (!unreachable_pair(t, demand, links))
-      throw std::runtime_error(fmt::format(
+      throw InternalError(fmt::format(
           "flow_bound: the LP solver reports the program infeasible on {} columns x {} rows, but every pair "
           "with bytes has a path",
           p.columns(), p.rows()));
@@ -163,7 +164,7 @@ FlowBound flow_bound(const Topology& t, const Demand& demand, const BoundOptions
     return out;
   }
   if (status != 0)
-    throw std::runtime_error(fmt::format("flow_bound: the LP solver stopped with status {} on {} columns x {} rows",
+    throw InternalError(fmt::format("flow_bound: the LP solver stopped with status {} on {} columns x {} rows",
                                          status, p.columns(), p.rows()));
   const double tau = Clp_getColSolution(model.get())[0];
   out.time_us = tau * unit / (rate * 1e3) + opts.latency_us;

@@ -6,6 +6,7 @@
 #include <numeric>
 #include <queue>
 #include <stdexcept>
+#include "vp/base/errors.hpp"
 
 namespace vp::sim::detail {
 
@@ -105,7 +106,7 @@ Fluid::Fluid(const FluidProblem& p, Starts* starts) : p_(p), starts_(starts), ca
   const std::size_t nf = p.transfers(), nr = p.capacity.size();
   start_.assign(nf, 0.0);
   if (!p.degradation.empty()) {
-    if (p.degradation.size() != nr) throw std::logic_error("fluid: one degradation per resource expected");
+    if (p.degradation.size() != nr) throw InternalError("fluid: one degradation per resource expected");
     count_.assign(nr, 0);
     solo_sum_.assign(nr, 0.0);
     solo_.assign(nf, 0.0);
@@ -283,7 +284,7 @@ void Fluid::commit(double now) {
       if (q != fl_[f].new_bottleneck) others_ceiling_[q] = std::max(others_ceiling_[q], fl_[f].new_rate);
     }
     if (fl_[f].new_rate == fl_[f].rate) continue;
-    if (!(fl_[f].new_rate > 0.0)) throw std::logic_error("fluid: a transfer was left without bandwidth");
+    if (!(fl_[f].new_rate > 0.0)) throw InternalError("fluid: a transfer was left without bandwidth");
     fl_[f].rem = std::max(0.0, fl_[f].rem - fl_[f].rate * (now - fl_[f].updated));
     fl_[f].updated = now;
     fl_[f].rate = fl_[f].new_rate;
@@ -376,7 +377,7 @@ FluidOutcome Fluid::run(double epsilon) {
 void Fluid::admit(const std::vector<std::uint32_t>& started, double now) {
   for (std::uint32_t f : started) {
     if (fl_[f].active || fl_[f].updated != 0.0 || fl_[f].rem != p_.bytes[f] || fl_[f].version != 0)
-      throw std::logic_error("fluid: a transfer started twice");
+      throw InternalError("fluid: a transfer started twice");
     fl_[f].active = true;
     fl_[f].updated = now;
     start_[f] = now;
@@ -447,7 +448,7 @@ FluidOutcome Fluid::run_staged(double epsilon) {
     fresh.clear();
     starts_->finished(done, now, fresh);
     for (const Start& s : fresh) {
-      if (!(s.at >= now)) throw std::logic_error("fluid: a transfer starts in the past");
+      if (!(s.at >= now)) throw InternalError("fluid: a transfer starts in the past");
       pending.push(s);
     }
     if (events_.size() > 4 * running_ + 1024 || running_list_.size() > 2 * running_ + 64) {
@@ -486,12 +487,12 @@ void Fluid::rebuild_events() {
 }  // namespace
 
 FluidOutcome run_fluid(const FluidProblem& p, double epsilon) {
-  if (!p.port.empty()) throw std::logic_error("fluid: ports need run_fluid_arbitrated()");
+  if (!p.port.empty()) throw InternalError("fluid: ports need run_fluid_arbitrated()");
   return Fluid(p, nullptr).run(epsilon);
 }
 
 FluidOutcome run_fluid(const FluidProblem& p, double epsilon, Starts& starts) {
-  if (!p.port.empty()) throw std::logic_error("fluid: ports need run_fluid_arbitrated()");
+  if (!p.port.empty()) throw InternalError("fluid: ports need run_fluid_arbitrated()");
   return Fluid(p, &starts).run(epsilon);
 }
 

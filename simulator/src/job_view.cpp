@@ -3,11 +3,12 @@
 #include <fmt/format.h>
 
 #include <stdexcept>
+#include "vp/base/errors.hpp"
 
 namespace vp::sim {
 
 JobView job_view(const Topology& cluster, const std::vector<std::size_t>& gpus) {
-  if (gpus.empty()) throw std::invalid_argument("job_view: no GPU");
+  if (gpus.empty()) throw UsageError("job_view: no GPU");
   const std::size_t nodes = cluster.nodes.size();
   std::vector<std::int32_t> node_of(nodes, -1);      // cluster node -> job node
   std::vector<std::int32_t> rank_in_node(cluster.components.size(), -1);
@@ -15,16 +16,16 @@ JobView job_view(const Topology& cluster, const std::vector<std::size_t>& gpus) 
   std::int32_t last = -1;
   for (std::size_t r = 0; r < gpus.size(); ++r) {
     if (gpus[r] >= cluster.gpus.size())
-      throw std::invalid_argument(fmt::format("job_view: GPU {} is not in the cluster ({} GPUs)", gpus[r],
+      throw UsageError(fmt::format("job_view: GPU {} is not in the cluster ({} GPUs)", gpus[r],
                                               cluster.gpus.size()));
     const Component& g = cluster.components[cluster.gpus[gpus[r]]];
-    if (rank_in_node[g.id] >= 0) throw std::invalid_argument(fmt::format("job_view: GPU {} is listed twice", gpus[r]));
+    if (rank_in_node[g.id] >= 0) throw UsageError(fmt::format("job_view: GPU {} is listed twice", gpus[r]));
     const auto n = static_cast<std::size_t>(g.node);
     if (node_of[n] < 0) {
       node_of[n] = static_cast<std::int32_t>(job_nodes.size());
       job_nodes.push_back(cluster.nodes[n]);
     } else if (node_of[n] != last) {
-      throw std::invalid_argument(
+      throw UsageError(
           fmt::format("job_view: node {} is listed twice (give its GPUs together)", cluster.nodes[n].name));
     }
     last = node_of[n];
@@ -80,7 +81,7 @@ JobView job_view(const Topology& cluster, const std::vector<std::size_t>& gpus) 
   finalize(t, "the job's view of the cluster");
   for (std::size_t r = 0; r < gpus.size(); ++r) {
     if (new_id[cluster.gpus[gpus[r]]] != t.gpus[r])
-      throw std::logic_error(fmt::format("job_view: rank {} is not GPU {}", r, gpus[r]));
+      throw InternalError(fmt::format("job_view: rank {} is not GPU {}", r, gpus[r]));
   }
   v.cluster_gpu = gpus;
   v.view_component = std::move(new_id);
@@ -97,7 +98,7 @@ JobView job_view(const Topology& cluster, const vpcat::Subset& subset) {
 Schedule view_schedule(const JobView& job, const Schedule& on_cluster) {
   auto component = [&](ComponentId c) {
     const ComponentId v = c < job.view_component.size() ? job.view_component[c] : kNone;
-    if (v == kNone) throw std::invalid_argument(fmt::format("view_schedule: component {} is not in the job's view", c));
+    if (v == kNone) throw InternalError(fmt::format("view_schedule: component {} is not in the job's view", c));
     return v;
   };
   Schedule out = on_cluster;
@@ -107,7 +108,7 @@ Schedule view_schedule(const JobView& job, const Schedule& on_cluster) {
       for (ComponentId& c : f.route.forwarders) c = component(c);
       for (LinkId& l : f.route.links) {
         const LinkId v = l < job.view_link.size() ? job.view_link[l] : kNone;
-        if (v == kNone) throw std::invalid_argument(fmt::format("view_schedule: link {} is not in the job's view", l));
+        if (v == kNone) throw InternalError(fmt::format("view_schedule: link {} is not in the job's view", l));
         l = v;
       }
     }

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "idle_nics.hpp"
+#include "vp/base/errors.hpp"
 
 namespace vp::sim {
 
@@ -231,7 +232,7 @@ std::vector<RailGroup> rail_groups(const Topology& t) {
 LowerBound lower_bound(const Topology& t, const Demand& demand, const BoundOptions& opts) {
   demand.check_fits(t, "demand");
   if (!std::isfinite(opts.latency_us) || opts.latency_us < 0)
-    throw std::invalid_argument(fmt::format("lower_bound: latency_us must be finite and >= 0, got {}", opts.latency_us));
+    throw UsageError(fmt::format("lower_bound: latency_us must be finite and >= 0, got {}", opts.latency_us));
   const std::vector<char> idle_nic = detail::idle_nics(t);
   CutFinder finder(t, demand, idle_nic);
   for (ComponentId g : t.gpus) {

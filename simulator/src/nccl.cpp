@@ -59,6 +59,7 @@
 
 #include "baseline_common.hpp"
 #include "vp/sim/baselines.hpp"
+#include "vp/base/errors.hpp"
 
 namespace vp::sim {
 
@@ -108,7 +109,7 @@ NcclTransport nccl_transport(const Topology& t, ComponentId a, ComponentId b) {
 Route nccl_host_memory_route(const Topology& t, ComponentId src, ComponentId dst) {
   const ComponentId from = socket_of(t, src), to = socket_of(t, dst);
   if (from == kNone || to == kNone || t.components[src].node != t.components[dst].node)
-    throw std::invalid_argument(fmt::format("nccl_host_memory_route: {} and {} are not under sockets of one node",
+    throw InternalError(fmt::format("nccl_host_memory_route: {} and {} are not under sockets of one node",
                                             t.display_name(src), t.display_name(dst)));
   Route r;
   r.type = path_type(t, src, dst);
@@ -139,7 +140,7 @@ std::vector<std::pair<std::size_t, std::size_t>> nccl_round_deltas(std::size_t n
 Schedule nccl_schedule(const Topology& t, const Demand& demand, const NcclOptions& opts) {
   demand.check_fits(t, "demand");
   if (opts.peers_in_flight < 1)
-    throw std::invalid_argument(fmt::format("nccl_schedule: peers_in_flight must be >= 1, got {}", opts.peers_in_flight));
+    throw UsageError(fmt::format("nccl_schedule: peers_in_flight must be >= 1, got {}", opts.peers_in_flight));
   const std::size_t n = demand.size();
   // GPUs by node, in local order; flat when the nodes differ in size.
   std::vector<std::vector<std::size_t>> members(t.nodes.size());

@@ -8,13 +8,14 @@
 #include <vector>
 
 #include "baseline_common.hpp"
+#include "vp/base/errors.hpp"
 
 namespace vp::sim {
 
 LowerBound direct_route_bound(const Topology& t, const Demand& demand, const BoundOptions& opts) {
   demand.check_fits(t, "demand");
   if (!std::isfinite(opts.latency_us) || opts.latency_us < 0)
-    throw std::invalid_argument(
+    throw UsageError(
         fmt::format("direct_route_bound: latency_us must be finite and >= 0, got {}", opts.latency_us));
   // The routes fan-out, NCCL and SpreadOut send on (one rule: FlowMaker's).
   detail::FlowMaker make(t);

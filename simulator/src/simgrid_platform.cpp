@@ -8,6 +8,7 @@
 
 #include "baseline_common.hpp"
 #include "vp/topology/routes.hpp"
+#include "vp/base/errors.hpp"
 
 namespace vp::sim {
 
@@ -48,8 +49,8 @@ struct Resource {
 
 std::string simgrid_platform_xml(const Topology& t, const SimgridPlatformOptions& options) {
   if (!std::isfinite(options.latency_us) || options.latency_us < 0)
-    throw std::invalid_argument(fmt::format("simgrid platform: latency_us must be finite and >= 0, got {}", options.latency_us));
-  if (t.gpus.size() < 2) throw std::invalid_argument("simgrid platform: the machine has fewer than two GPUs");
+    throw UsageError(fmt::format("simgrid platform: latency_us must be finite and >= 0, got {}", options.latency_us));
+  if (t.gpus.size() < 2) throw UsageError("simgrid platform: the machine has fewer than two GPUs");
   const ContentionModel* model = options.model && options.model->enabled ? options.model : nullptr;
   const std::size_t n = t.gpus.size();
 

@@ -10,6 +10,7 @@
 
 #include "fluid.hpp"
 #include "step_problem.hpp"
+#include "vp/base/errors.hpp"
 
 namespace vp::sim {
 
@@ -22,7 +23,7 @@ bool arbitrates(ComponentKind k) {
 }
 
 [[noreturn]] void bad_flow(std::size_t step, std::size_t flow, const std::string& why) {
-  throw std::invalid_argument(fmt::format("simulate: step {} flow {}: {}", step, flow, why));
+  throw InternalError(fmt::format("simulate: step {} flow {}: {}", step, flow, why));
 }
 
 // Global GPU index per component id, -1 for other components.
@@ -286,21 +287,21 @@ double chunk_factor(const ContentionModel& m, double capacity_bytes_per_us) {
 void check_contention_model(const ContentionModel& m) {
   auto curve = [](const EfficiencyCurve& c, const char* name) {
     if (!(c.slope >= 0) || !std::isfinite(c.slope))
-      throw std::invalid_argument(fmt::format("contention: {}.slope must be finite and >= 0, got {}", name, c.slope));
+      throw UsageError(fmt::format("contention: {}.slope must be finite and >= 0, got {}", name, c.slope));
     if (!(c.floor > 0 && c.floor <= 1))
-      throw std::invalid_argument(fmt::format("contention: {}.floor must be in (0, 1], got {}", name, c.floor));
+      throw UsageError(fmt::format("contention: {}.floor must be in (0, 1], got {}", name, c.floor));
   };
   curve(m.forwarder, "forwarder");
   for (const FamilyCurve& f : m.forwarder_families) {
-    if (f.match.empty()) throw std::invalid_argument("contention: forwarder.families: a family needs a non-empty match");
+    if (f.match.empty()) throw UsageError("contention: forwarder.families: a family needs a non-empty match");
     curve(EfficiencyCurve{true, f.slope, f.floor}, ("forwarder.families[" + f.match + "]").c_str());
   }
   curve(m.nic, "nic");
   curve(m.endpoint, "endpoint");
   if (!(m.chunk_bytes > 0) || !std::isfinite(m.chunk_bytes))
-    throw std::invalid_argument(fmt::format("contention: chunk.bytes must be finite and > 0, got {}", m.chunk_bytes));
+    throw UsageError(fmt::format("contention: chunk.bytes must be finite and > 0, got {}", m.chunk_bytes));
   if (!(m.chunk_overhead_us >= 0) || !std::isfinite(m.chunk_overhead_us))
-    throw std::invalid_argument(
+    throw UsageError(
         fmt::format("contention: chunk.overhead_us must be finite and >= 0, got {}", m.chunk_overhead_us));
 }
 
@@ -368,12 +369,12 @@ void run_rank(const Topology& t, const Schedule& schedule, const SimOptions& opt
 
 SimResult simulate(const Topology& t, const Schedule& schedule, const SimOptions& opts) {
   if (!(opts.latency_us >= 0) || !std::isfinite(opts.latency_us))
-    throw std::invalid_argument(fmt::format("simulate: latency_us must be finite and >= 0, got {}", opts.latency_us));
+    throw UsageError(fmt::format("simulate: latency_us must be finite and >= 0, got {}", opts.latency_us));
   if (!(opts.completion_epsilon >= 0 && opts.completion_epsilon <= 1e-2))
-    throw std::invalid_argument(
+    throw UsageError(
         fmt::format("simulate: completion_epsilon must be in [0, 1e-2], got {}", opts.completion_epsilon));
   if (opts.sync != SyncMode::rank && opts.sync != SyncMode::barrier)
-    throw std::invalid_argument("simulate: sync must be rank or barrier");
+    throw UsageError("simulate: sync must be rank or barrier");
   const std::vector<int> gpu = gpu_indexes(t);
   SimResult result;
   result.delivered = Demand(t.gpus.size());

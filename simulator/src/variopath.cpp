@@ -31,7 +31,7 @@ std::vector<std::uint64_t> planner_demand(const Demand& demand) {
 
 Schedule plan_schedule(const Topology& t, const vpcat::Planner& planner, const vpcat::Plan& plan) {
   if (plan.gpus() != 0 && plan.gpus() != planner.gpu_count())
-    throw std::invalid_argument(
+    throw InternalError(
         fmt::format("plan_schedule: the plan has {} GPUs, the planner {}", plan.gpus(), planner.gpu_count()));
   // A subset's planner names ranks: the topology's GPU of each is catalog_gpu(rank).
   auto gpu = [&](std::uint32_t rank) -> std::uint64_t {
@@ -50,7 +50,7 @@ Schedule plan_schedule(const Topology& t, const vpcat::Planner& planner, const v
       const auto where = [&] { return fmt::format("plan_schedule: step {} transfer {} ({} -> {})", i, k, x.src, x.dst); };
       const std::uint64_t src = gpu(x.src), dst = gpu(x.dst), origin = gpu(x.origin), final = gpu(x.final);
       if (src >= t.gpus.size() || dst >= t.gpus.size() || origin >= t.gpus.size() || final >= t.gpus.size())
-        throw std::invalid_argument(where() + ": a GPU index outside the topology");
+        throw InternalError(where() + ": a GPU index outside the topology");
       Flow f;
       f.src = t.gpus[src];
       f.dst = t.gpus[dst];
@@ -58,10 +58,10 @@ Schedule plan_schedule(const Topology& t, const vpcat::Planner& planner, const v
       f.final = t.gpus[final];
       f.bytes = static_cast<double>(x.bytes);
       const std::uint32_t links = planner.route_links(x, ids.data(), static_cast<std::uint32_t>(ids.size()));
-      if (links == 0 || links > ids.size()) throw std::invalid_argument(where() + ": the planner has no route for it");
+      if (links == 0 || links > ids.size()) throw InternalError(where() + ": the planner has no route for it");
       f.route.links.reserve(links);
       for (std::uint32_t j = 0; j < links; ++j) {
-        if (ids[j] >= t.links.size()) throw std::invalid_argument(where() + fmt::format(": link {} is not in the topology", ids[j]));
+        if (ids[j] >= t.links.size()) throw InternalError(where() + fmt::format(": link {} is not in the topology", ids[j]));
         f.route.links.push_back(static_cast<LinkId>(ids[j]));
       }
       std::uint32_t forwarders = planner.route_forwarders(x, fwd.data(), static_cast<std::uint32_t>(fwd.size()));
@@ -71,7 +71,7 @@ Schedule plan_schedule(const Topology& t, const vpcat::Planner& planner, const v
       }
       for (std::uint32_t j = 0; j < forwarders; ++j) {
         if (fwd[j] >= t.components.size())
-          throw std::invalid_argument(where() + fmt::format(": component {} is not in the topology", fwd[j]));
+          throw InternalError(where() + fmt::format(": component {} is not in the topology", fwd[j]));
         f.route.forwarders.push_back(static_cast<ComponentId>(fwd[j]));
       }
       f.route.solo_gbps = x.solo_gbps;
@@ -95,13 +95,13 @@ VarioPathRun variopath_schedule(const Topology& t, vpcat::Planner& planner, cons
                                  demand.size(), planner.gpu_count()));
   }
   if (opts.timed_calls < 1)
-    throw std::invalid_argument(fmt::format("variopath_schedule: timed_calls must be >= 1, got {}", opts.timed_calls));
+    throw UsageError(fmt::format("variopath_schedule: timed_calls must be >= 1, got {}", opts.timed_calls));
   const std::vector<std::uint64_t> bytes = planner_demand(demand);
   const vpcat::Demand view = vpcat::Demand::dense(bytes.data(), demand.size());
   vpcat::Plan plan;
   auto call = [&] {
     const vpcat::PlanStatus s = planner.plan(view, opts.plan, plan);
-    if (s.code() == vpcat::PlanError::bad_options) throw std::invalid_argument(s.message());
+    if (s.code() == vpcat::PlanError::bad_options) throw UsageError(s.message());
     if (!s.ok()) throw PlanRefused(s);
   };
   VarioPathRun run;

@@ -8,13 +8,14 @@
 #include <stdexcept>
 
 #include "vp/sim/prng.hpp"
+#include "vp/base/errors.hpp"
 
 namespace vp::sim {
 
 namespace {
 
 void require(bool ok, const char* what) {
-  if (!ok) throw std::invalid_argument(what);
+  if (!ok) throw UsageError(what);
 }
 
 // Experts by popularity rank: ranking[r] is the expert of rank r + 1.

@@ -209,7 +209,7 @@ void write_pictures(const LoadedInput& in, const TopologyOptions& o) {
                                     std::sort(reps.begin(), reps.end());
                                     return static_cast<std::size_t>(std::unique(reps.begin(), reps.end()) - reps.begin());
                                   }()));
-  } catch (const std::logic_error& e) {
+  } catch (const InternalError& e) {
     // A topology whose routing breaks its symmetry: drawn without orbits.
     p.notes.push_back(fmt::format("orbits not shown: {}", e.what()));
   }

@@ -12,6 +12,7 @@
 #include "commands.hpp"
 #include "vp/base/errors.hpp"
 #include "vp/base/input_file.hpp"
+#include "vp/base/messages.hpp"
 #include "vp/cli/catalog_file.hpp"
 #include "vp/catalog/bandwidth_summary.hpp"
 #include "vp/catalog/errors.hpp"
@@ -132,7 +133,10 @@ void print_text(const InspectOptions& o, const vpcat::CatalogView& v, const cata
                  catalog::readable_decimal(t.local_patterns));
     fmt::print("{} channel orbits stored, representing {}\n", s.channel_orbits, s.channels_represented);
   }
-  for (const std::string& w : warning_lines(v)) fmt::print("analysis warning: {}\n", w);
+  // The import's warnings are warnings: on standard error, as the analyzer
+  // gave them (the report above stays the catalog's content).
+  for (const std::string& w : warning_lines(v))
+    vp::warn("vp-catalog", fmt::format("{}: analysis: {}", printable_line(input_name(o.file)), printable_line(w)));
 }
 
 int run(const InspectOptions& o) {

@@ -104,7 +104,7 @@ int run(const PlaceOptions& o) {
   for (Candidate& c : placement_candidates(view, free, o.gpus)) {
     vpcat::Subset subset;
     if (const vpcat::PlanStatus s = subset.assign_gpus(view, c.gpus.data(), c.gpus.size()); !s.ok())
-      throw std::logic_error("place: a candidate the subset refuses: " + std::string(s.message()));
+      throw InternalError("place: a candidate the subset refuses: " + std::string(s.message()));
     Scored x;
     x.score = score_placement(view, topo, subset, demand, o.latency_us, o.file, [&](const vpcat::PlanStatus& s) {
       throw InputError("--workload", 0, s.message());

@@ -94,7 +94,7 @@ CaseResult compare(const Topology& t, vpcat::Planner& planner, const sim::Demand
         } else if (name == "deepep_nvlink_style")
           schedule = sim::deepep_nvlink_style_schedule(view, demand, sim::DeepEpOptions{opts.deepep_chunks});
         else if (name == "deepep_pcie") schedule = sim::deepep_pcie_schedule(view, demand);
-        else throw std::logic_error("compare: unknown scheduler " + name);
+        else throw InternalError("compare: unknown scheduler " + name);
       } catch (const sim::Inapplicable& e) {
         // A baseline's own precondition on the machine (or the job's view).
         if (!opts.skip_inapplicable)
@@ -108,7 +108,7 @@ CaseResult compare(const Topology& t, vpcat::Planner& planner, const sim::Demand
       else if (name == "deepep_nvlink_style") r.hypothetical = sim::deepep_nvlink_style_hypothetical();
     }
     const sim::ScheduleCheck check = sim::check_schedule(view, demand, schedule);
-    if (!check.ok) throw std::logic_error(fmt::format("{}: the schedule is wrong: {}", name, check.message));
+    if (!check.ok) throw InternalError(fmt::format("{}: the schedule is wrong: {}", name, check.message));
     const sim::SimResult sim = sim::simulate(view, schedule, opts.sim);
     const CountsExchange exchange = counts_exchange(name);
     double& exchange_us = exchange_cost[static_cast<int>(exchange)];

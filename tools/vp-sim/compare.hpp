@@ -106,7 +106,7 @@ struct CaseResult {
 // CaseResult::skipped when opts.skip_inapplicable, else a vp::UsageError.
 //
 // Throws vp::InputError("demand", ...) for a demand that does not fit or
-// that the planner refuses; std::logic_error when a schedule fails
+// that the planner refuses; vp::InternalError when a schedule fails
 // check_schedule (a bug in a scheduler), naming it and the violation.
 CaseResult compare(const Topology& t, vpcat::Planner& planner, const sim::Demand& demand,
                    const std::vector<std::string>& schedulers, const CompareOptions& opts,

@@ -3,110 +3,79 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <stdexcept>
+#include <limits>
 #include <vector>
 
 #include "vp/base/errors.hpp"
 #include "vp/base/input_file.hpp"
 #include "vp/base/json_document.hpp"
+#include "vp/base/json_field.hpp"
 #include "vp/topology/errors.hpp"
 
 namespace vp::sim_cli {
 
 namespace {
 
-using json = vp::json::Json;
+using vp::json::Field;
 
-class Reader {
- public:
-  explicit Reader(std::string path) : path_(std::move(path)) {}
+constexpr double kNoMax = std::numeric_limits<double>::infinity();
 
-  [[noreturn]] void fail(const std::string& reason) const { throw InputError(path_, 0, reason); }
+void source(const Field& parameter) {
+  const Field src = parameter.at("source");
+  if (src.text().empty()) src.fail("every parameter needs its source (or \"no published figure: ...\")");
+}
 
-  const json& object(const json& parent, const char* key, const std::string& where) const {
-    auto it = parent.find(key);
-    if (it == parent.end()) fail(fmt::format("{}: missing key \"{}\"", where.empty() ? "top level" : where, key));
-    if (!it->is_object()) fail(fmt::format("{}{}: must be an object", where.empty() ? "" : where + ".", key));
-    return *it;
-  }
+// A parameter: {"value": number in [lo, hi] ((lo, hi] when open_low),
+// "source": text}. Every value names its source (or says it has none).
+double value(const Field& parameter, double lo, bool open_low, double hi) {
+  const double v = parameter.at("value").number_in(lo, hi, open_low);
+  source(parameter);
+  return v;
+}
 
-  bool flag(const json& parent, const std::string& where) const {
-    auto it = parent.find("on");
-    if (it == parent.end() || !it->is_boolean()) fail(where + ".on: must be true or false");
-    return it->get<bool>();
-  }
-
-  // parent[key]["value"], a number in [lo, hi] (lo excluded when open_lo).
-  double value(const json& parent, const char* key, const std::string& where, double lo, bool open_lo, double hi) const {
-    const std::string name = where + "." + key;
-    const json& p = object(parent, key, where);
-    auto it = p.find("value");
-    if (it == p.end() || !it->is_number()) fail(name + ".value: must be a number");
-    const double v = it->get<double>();
-    if (!(open_lo ? v > lo : v >= lo) || !(v <= hi))
-      fail(fmt::format("{}.value: must be a number {} {}{}, got {}", name, open_lo ? ">" : ">=", lo,
-                       hi < 1e300 ? fmt::format(" and <= {}", hi) : "", v));
-    source(p, name);
-    return v;
-  }
-
-  void source(const json& p, const std::string& name) const {
-    auto src = p.find("source");
-    if (src == p.end() || !src->is_string() || src->get<std::string>().empty())
-      fail(name + ".source: every parameter needs its source (or \"no published figure: ...\")");
-  }
-
-  sim::EfficiencyCurve curve(const json& root, const char* key) const {
-    const json& c = object(root, key, "");
-    sim::EfficiencyCurve out;
-    out.on = flag(c, key);
-    out.slope = value(c, "slope", key, 0.0, false, 1e300);
-    out.floor = value(c, "floor", key, 0.0, true, 1.0);
-    return out;
-  }
-
- private:
-  std::string path_;
-};
+sim::EfficiencyCurve curve(const Field& c) {
+  sim::EfficiencyCurve out;
+  out.on = c.at("on").boolean();
+  out.slope = value(c.at("slope"), 0.0, false, kNoMax);
+  out.floor = value(c.at("floor"), 0.0, true, 1.0);
+  return out;
+}
 
 }  // namespace
 
 sim::ContentionModel read_contention_file(const std::string& path) {
-  Reader r(path);
-  // The JSON front end: syntax errors at their line, the tree within its budget.
+  // The JSON front end: every error at its line and column, the tree within
+  // its budget. Keys the model does not read (description, sweep_max,
+  // fitted_on, ...) are the table's own documentation: ignored.
   const vp::json::Document doc = vp::json::Document::read_file(path);
-  const json& root = doc.root();
-  if (!root.is_object()) r.fail("top level: must be an object");
-  if (root.value("format", std::string()) != "vp-contention") r.fail("format: must be \"vp-contention\"");
-  if (!root.contains("version") || root["version"] != 1) r.fail("version: must be 1");
+  const Field root(doc);
+  root.expect_object();
+  const Field format = root.at("format");
+  if (format.text() != "vp-contention") format.fail("must be \"vp-contention\", got " + vp::json::describe(format.json()));
+  root.at("version").integer(1, 1);
   sim::ContentionModel m;
   m.enabled = true;
-  m.forwarder = r.curve(root, "forwarder");
-  if (auto families = root["forwarder"].find("families"); families != root["forwarder"].end()) {
-    if (!families->is_array()) r.fail("forwarder.families: must be an array");
-    for (std::size_t i = 0; i < families->size(); ++i) {
-      const json& f = (*families)[i];
-      const std::string where = fmt::format("forwarder.families[{}]", i);
-      if (!f.is_object()) r.fail(where + ": must be an object");
-      auto match = f.find("match");
-      if (match == f.end() || !match->is_string() || match->get<std::string>().empty())
-        r.fail(where + ".match: must be a non-empty string (a substring of the socket's model)");
-      m.forwarder_families.push_back(
-          {match->get<std::string>(), r.value(f, "slope", where, 0.0, false, 1e300), r.value(f, "floor", where, 0.0, true, 1.0)});
+  const Field forwarder = root.at("forwarder");
+  m.forwarder = curve(forwarder);
+  if (auto families = forwarder.find("families")) {
+    for (const Field& f : families->items()) {
+      const Field match = f.at("match");
+      if (match.text().empty()) match.fail("must be a non-empty string (a substring of the socket's model)");
+      m.forwarder_families.push_back({match.text(), value(f.at("slope"), 0.0, false, kNoMax),
+                                      value(f.at("floor"), 0.0, true, 1.0)});
     }
   }
-  m.nic = r.curve(root, "nic");
+  m.nic = curve(root.at("nic"));
   // Absent in tables written before the mechanism existed: off.
-  if (root.contains("endpoint")) m.endpoint = r.curve(root, "endpoint");
-  if (root.contains("port_arbitration")) {
-    const json& arbitration = r.object(root, "port_arbitration", "");
-    m.port_arbitration = r.flag(arbitration, "port_arbitration");
-    r.source(arbitration, "port_arbitration");
+  if (auto endpoint = root.find("endpoint")) m.endpoint = curve(*endpoint);
+  if (auto arbitration = root.find("port_arbitration")) {
+    m.port_arbitration = arbitration->at("on").boolean();
+    source(*arbitration);
   }
-  const json& chunk = r.object(root, "chunk", "");
-  m.chunk_on = r.flag(chunk, "chunk");
-  m.chunk_bytes = r.value(chunk, "bytes", "chunk", 0.0, true, 1e300);
-  m.chunk_overhead_us = r.value(chunk, "overhead_us", "chunk", 0.0, false, 1e300);
+  const Field chunk = root.at("chunk");
+  m.chunk_on = chunk.at("on").boolean();
+  m.chunk_bytes = value(chunk.at("bytes"), 0.0, true, kNoMax);
+  m.chunk_overhead_us = value(chunk.at("overhead_us"), 0.0, false, kNoMax);
   return m;
 }
 

@@ -9,10 +9,11 @@
 
 namespace vp::sim_cli {
 
-// The model of the table at `path`, enabled. Throws vp::InputError(path, 0,
-// reason) when the file cannot be read, is not JSON, or a field is missing,
-// of the wrong type or out of range (the reason names the field, e.g.
-// "forwarder.slope.value: must be a number >= 0, got -1").
+// The model of the table at `path`, enabled. Throws vp::InputError when the
+// file cannot be read, is not JSON, or a field is missing, of the wrong type
+// or out of range: at the value's line and column, naming the field
+// ("C.json:7:16: forwarder.slope.value: must be a finite number >= 0, got
+// -1"), through vp/base/json_field.hpp.
 sim::ContentionModel read_contention_file(const std::string& path);
 
 // The table --model contention reads without --contention: the installed

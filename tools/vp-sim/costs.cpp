@@ -28,7 +28,7 @@ CountsExchange counts_exchange(const std::string& scheduler) {
   // the caller; nccl: ncclSend/ncclRecv in a group, counts from the caller;
   // spreadout: shifts fixed by rank numbers, counts from the caller.
   if (scheduler == "fanout" || scheduler == "nccl" || scheduler == "spreadout") return CountsExchange::none;
-  throw std::logic_error("counts_exchange: unknown scheduler " + scheduler);
+  throw InternalError("counts_exchange: unknown scheduler " + scheduler);
 }
 
 bool plans_online(const std::string& scheduler) { return scheduler == "variopath" || scheduler == "fast"; }

@@ -29,7 +29,7 @@ enum class CountsExchange {
   alltoall,
 };
 
-// kSchedulers' names; std::logic_error for another name.
+// kSchedulers' names; vp::InternalError for another name.
 CountsExchange counts_exchange(const std::string& scheduler);
 
 // Whether the scheduler plans per call from the demand (charged a planning

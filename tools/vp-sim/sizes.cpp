@@ -113,7 +113,7 @@ sim::Demand demand_at_size(const sim::Demand& shape, std::uint64_t size) {
   for (std::size_t s = 0; s < n; ++s)
     for (std::size_t t = 0; t < n; ++t)
       if (s != t) total += bytes[s * n + t] = static_cast<std::uint64_t>(shape.at(s, t));
-  if (total == 0) throw std::invalid_argument("the demand moves no bytes between ranks: it has no shape to scale");
+  if (total == 0) throw UsageError("the demand moves no bytes between ranks: it has no shape to scale");
   const std::uint64_t target = size * (n - 1);
   std::vector<std::uint64_t> rest(n * n, 0);  // (bytes * target) mod total: the fractions, exactly
   std::uint64_t placed = 0;

@@ -62,7 +62,7 @@ NcclBandwidth nccl_alltoall_bw(std::uint64_t size, double time_us, std::size_t r
 // for itself as size / n, as nccl-tests does), each pair in proportion to
 // the shape's, in whole bytes (rounded by largest remainder, ties to the
 // lower index, so a pair without bytes stays without). The shape's entries
-// are whole bytes (the generators'). Throws std::invalid_argument for a
+// are whole bytes (the generators'). Throws vp::UsageError for a
 // shape without off-diagonal bytes (nothing to scale).
 sim::Demand demand_at_size(const sim::Demand& shape, std::uint64_t size);
 

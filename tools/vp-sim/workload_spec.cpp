@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <limits>
 #include <stdexcept>
+#include <string_view>
 
 #include "vp/sim/workloads.hpp"
 #include "vp/base/errors.hpp"
@@ -188,7 +189,10 @@ std::vector<sim::Demand> make_demands(const WorkloadSpec& w, std::size_t gpus) {
     } else if (w.name == "drift") {
       out = sim::drifting_moe_sequence(gpus, moe_options(w), size(w, "calls"));
     }
-  } catch (const std::invalid_argument& e) {
+  } catch (const UsageError& e) {
+    // A generator's option out of range gets the spec's name; this
+    // function's own refusals (fail()) already have it.
+    if (std::string_view(e.what()).rfind("--workload ", 0) == 0) throw;
     fail(fmt::format("{}: {}", w.name, e.what()));
   }
   return out;

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "vp/base/json_document.hpp"
+#include "vp/base/json_field.hpp"
 #include "vp/topology/errors.hpp"
 
 namespace vp {
@@ -113,15 +114,14 @@ void CapacityDefaults::set(const std::string& key, double value, const std::stri
 }
 
 void CapacityDefaults::load_file(const std::string& path) {
-  // Errors point at the offending value (vp/base/json_document.hpp).
+  // Errors point at the offending value (vp/base/json_field.hpp).
   const json::Document doc = json::Document::read_file(path);
-  if (!doc.root().is_object()) throw doc.error_at({}, "expected an object of KEY: number");
-  for (const auto& [key, value] : doc.root().items()) {
-    if (!value.is_number()) throw doc.error_at({key}, fmt::format("{}: must be a number", key));
+  for (const auto& [key, value] : json::Field(doc).members()) {
+    const double number = value.number();
     try {
-      set(key, value.get<double>(), path);
+      set(key, number, path);
     } catch (const InputError& e) {
-      throw doc.error_at({key}, e.reason());
+      throw doc.error_at(value.path(), e.reason());
     }
   }
 }

@@ -8,6 +8,7 @@
 #include <limits>
 #include <stdexcept>
 #include <tuple>
+#include "vp/base/errors.hpp"
 
 namespace vp {
 
@@ -24,7 +25,7 @@ std::vector<ComponentId> ancestors(const Topology& t, ComponentId c) {
 LinkId link_or_throw(const Topology& t, ComponentId a, ComponentId b) {
   LinkId l = t.find_link(a, b);
   if (l == kNone)
-    throw std::logic_error(fmt::format("no link {} -> {}", t.display_name(a), t.display_name(b)));
+    throw InternalError(fmt::format("no link {} -> {}", t.display_name(a), t.display_name(b)));
   return l;
 }
 
@@ -53,7 +54,7 @@ std::vector<LinkId> shortest_path(const Topology& t, ComponentId from, Component
       queue.push_back(d);
     }
   }
-  throw std::logic_error(
+  throw InternalError(
       fmt::format("no path from {} to {}", t.display_name(from), t.display_name(to)));
 }
 
@@ -111,7 +112,7 @@ std::optional<PathType> parse_path_type(std::string_view s) {
 
 Route intra_node_route(const Topology& t, ComponentId src, ComponentId dst) {
   if (t.components.at(src).node != t.components.at(dst).node || t.components[src].node < 0)
-    throw std::logic_error(fmt::format("intra_node_route: {} and {} are not in one node", t.display_name(src),
+    throw InternalError(fmt::format("intra_node_route: {} and {} are not in one node", t.display_name(src),
                                        t.display_name(dst)));
   Route r;
   auto a = ancestors(t, src), b = ancestors(t, dst);
@@ -135,7 +136,7 @@ LinkId network_uplink(const Topology& t, ComponentId nic) {
   for (LinkId l : t.out_links[nic]) {
     if (t.links[l].kind == LinkKind::network) return l;
   }
-  throw std::logic_error(fmt::format("{} has no network link", t.display_name(nic)));
+  throw InternalError(fmt::format("{} has no network link", t.display_name(nic)));
 }
 }  // namespace
 
@@ -145,7 +146,7 @@ Route network_route(const Topology& t, ComponentId src, ComponentId src_nic, Com
   if (t.components.at(src_nic).kind != ComponentKind::nic || t.components.at(dst_nic).kind != ComponentKind::nic ||
       t.components[src_nic].node != s.node || t.components[dst_nic].node != d.node ||
       (s.node == d.node && src_nic == dst_nic))
-    throw std::logic_error(fmt::format("network_route: bad endpoints {} {} {} {}", t.display_name(src),
+    throw InternalError(fmt::format("network_route: bad endpoints {} {} {} {}", t.display_name(src),
                                        t.display_name(src_nic), t.display_name(dst_nic), t.display_name(dst)));
   Route r;
   r.type = PathType::NET;
@@ -181,7 +182,7 @@ Route default_route(const Topology& t, ComponentId src_gpu, ComponentId dst_gpu)
   if (t.components.at(src_gpu).node == t.components.at(dst_gpu).node) return intra_node_route(t, src_gpu, dst_gpu);
   ComponentId a = nearest_nic(t, src_gpu), b = nearest_nic(t, dst_gpu);
   if (a == kNone || b == kNone)
-    throw std::logic_error(fmt::format("no NIC to route {} -> {}", t.display_name(src_gpu), t.display_name(dst_gpu)));
+    throw InternalError(fmt::format("no NIC to route {} -> {}", t.display_name(src_gpu), t.display_name(dst_gpu)));
   return network_route(t, src_gpu, a, b, dst_gpu);
 }
 

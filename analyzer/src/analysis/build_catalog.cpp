@@ -141,7 +141,7 @@ NodeTypeResult analyse_node_type(const NodeTypeSpec& spec, const ClusterSpec& cl
       }
       ContentionReport report = check_contention(ported, pattern_transfers(ported, patterns.representatives[i]));
       if (!report.ok())
-        throw std::logic_error(fmt::format("node type {}: a local pattern is not contention-free: {}", spec.name,
+        throw InternalError(fmt::format("node type {}: a local pattern is not contention-free: {}", spec.name,
                                            report.message));
     }
   });

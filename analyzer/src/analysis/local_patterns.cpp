@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "vp/topology/routes.hpp"
+#include "vp/base/errors.hpp"
 
 namespace vp {
 
@@ -19,8 +20,8 @@ using catalog::kNicBase;
 using catalog::LocalPattern;
 
 Topology with_network_ports(const Topology& node, const std::vector<double>& nic_gbps) {
-  if (node.nodes.size() != 1) throw std::logic_error("with_network_ports: not a single node");
-  if (nic_gbps.size() != node.nics.size()) throw std::logic_error("with_network_ports: one rate per NIC expected");
+  if (node.nodes.size() != 1) throw InternalError("with_network_ports: not a single node");
+  if (nic_gbps.size() != node.nics.size()) throw InternalError("with_network_ports: one rate per NIC expected");
   Topology t = node;
   ComponentId port = t.add_component(ComponentKind::net_switch, -1);
   t.components[port].role = "port";
@@ -73,7 +74,7 @@ struct NodeRoutes {
 ComponentId port_of(const Topology& t) {
   for (ComponentId s : t.net_switches)
     if (t.components[s].role == "port") return s;
-  throw std::logic_error("the topology has no network port switch (use with_network_ports)");
+  throw InternalError("the topology has no network port switch (use with_network_ports)");
 }
 
 // A flow as the search sees it: the resources it loads and its rate.
@@ -169,7 +170,7 @@ class Search {
   static BigUint add(const BigUint& a, std::uint64_t b) {
     // Sums stay far below 2^64 in practice; keep exactness checks explicit.
     if (!a.fits_u64() || a.to_u64() > std::numeric_limits<std::uint64_t>::max() - b)
-      throw std::overflow_error("pattern count exceeds 2^64");
+      throw InternalError("pattern count exceeds 2^64");
     return BigUint(a.to_u64() + b);
   }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
+#include "vp/base/errors.hpp"
 
 namespace vp {
 
@@ -99,7 +100,7 @@ std::string BigUint::to_string() const {
 }
 
 BigUint BigUint::divided_by(std::uint64_t d) const {
-  if (d == 0 || d >= (1ull << 32)) throw std::invalid_argument("BigUint::divided_by: divisor out of range");
+  if (d == 0 || d >= (1ull << 32)) throw InternalError("BigUint::divided_by: divisor out of range");
   BigUint q;
   q.limbs_.assign(limbs_.size(), 0);
   std::uint64_t rem = 0;  // < d < 2^32, so rem * 1e9 fits in 64 bits
@@ -131,7 +132,7 @@ std::uint64_t BigUint::quotient_u64(const BigUint& d) const {
   }
   BigUint check = d;
   check *= lo;
-  if (!(check == *this)) throw std::overflow_error("BigUint::quotient_u64: not an exact quotient below 2^64");
+  if (!(check == *this)) throw InternalError("BigUint::quotient_u64: not an exact quotient below 2^64");
   return lo;
 }
 
@@ -148,7 +149,7 @@ PermGroup::PermGroup(std::size_t degree, const std::vector<Permutation>& generat
                      const std::vector<std::uint32_t>& base_prefix)
     : degree_(degree), generators_(generators) {
   for (const Permutation& g : generators)
-    if (g.size() != degree) throw std::invalid_argument("PermGroup: generator of the wrong degree");
+    if (g.size() != degree) throw InternalError("PermGroup: generator of the wrong degree");
   for (std::uint32_t b : base_prefix) new_level(b);
   for (const Permutation& g : generators) insert(g, 0);
 }

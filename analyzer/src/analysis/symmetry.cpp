@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "vp/topology/routes.hpp"
+#include "vp/base/errors.hpp"
 
 namespace vp {
 
@@ -149,9 +150,9 @@ NodeSymmetry compute_node_symmetry(const Topology& t, AnalysisClock::time_point 
     check_deadline(deadline, fmt::format("the symmetry check (generator {} of {})", i + 1, s.generators.size()));
     const Permutation& g = s.generators[i];
     if (std::string why = automorphism_violation(t, g); !why.empty())
-      throw std::logic_error(fmt::format("automorphism generator {} is not an automorphism: {}", i, why));
+      throw InternalError(fmt::format("automorphism generator {} is not an automorphism: {}", i, why));
     if (std::string why = routing_violation(t, g); !why.empty())
-      throw std::logic_error(fmt::format("automorphism generator {} does not commute with routing: {}", i, why));
+      throw InternalError(fmt::format("automorphism generator {} does not commute with routing: {}", i, why));
     s.link_generators.push_back(induced_link_permutation(t, g));
   }
   PermGroup group(t.components.size(), s.generators);

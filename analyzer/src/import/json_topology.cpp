@@ -29,6 +29,7 @@
 
 #include "pci_address.hpp"
 #include "vp/base/json_document.hpp"
+#include "vp/base/json_field.hpp"
 #include "vp/import/import.hpp"
 #include "vp/topology/cluster.hpp"
 #include "vp/topology/errors.hpp"
@@ -51,121 +52,29 @@ using PathSegment = json::Segment;  // object key or array index
 using JsonPath = json::Path;
 using json::format_path;
 
-// A problem at a place in the document; import_json() adds the file, line
-// and column.
-struct DocError {
-  JsonPath where;
-  std::string what;
-};
-
 // ---------------------------------------------------------------------------
-// Typed access to a JSON value that knows where it is
+// Typed access to a JSON value that knows where it is: base's located fields
+// (vp/base/json_field.hpp), with the few reads of this format on top.
 
-// "a string \"abc\"", "-3", "an object": the offending value in messages.
-std::string describe(const Json& j) {
-  constexpr std::size_t kMaxShown = 40;
-  if (j.is_object()) return "an object";
-  if (j.is_array()) return "an array";
-  std::string text = j.dump();
-  if (text.size() > kMaxShown) text = text.substr(0, kMaxShown - 4) + "...\"";
-  return text;
+using Value = json::Field;
+using json::describe;
+
+double positive(const Value& v) {
+  if (!v.json().is_number() || !(v.json().get<double>() > 0)) v.fail("must be a positive number, got " + describe(v.json()));
+  return v.json().get<double>();
 }
 
-class Value {
- public:
-  Value(const Json& j, JsonPath path) : j_(&j), path_(std::move(path)) {}
+double capacity(const Value& v) {
+  if (!v.json().is_number() || !in_capacity_range(v.json().get<double>()))
+    v.fail("must be a capacity " + capacity_range_text() + ", got " + describe(v.json()));
+  return v.json().get<double>();
+}
 
-  const Json& json() const { return *j_; }
-  bool is_null() const { return j_->is_null(); }
-  [[noreturn]] void fail(std::string what) const { throw DocError{path_, std::move(what)}; }
-
-  void expect_object() const {
-    if (!j_->is_object()) fail("must be an object, got " + describe(*j_));
-  }
-  // The member `key` of this object, if present.
-  std::optional<Value> find(const std::string& key) const {
-    expect_object();
-    auto it = j_->find(key);
-    if (it == j_->end()) return std::nullopt;
-    return child(key, *it);
-  }
-  Value at(const std::string& key) const {
-    auto v = find(key);
-    if (!v) fail(fmt::format("missing required key \"{}\"", key));
-    return *v;
-  }
-  // The elements of this array.
-  std::vector<Value> items() const {
-    if (!j_->is_array()) fail("must be an array, got " + describe(*j_));
-    return items(j_->size(), "");
-  }
-  // The same, refused past `at_most` elements before any is made (each
-  // carries its path: a long array would take gigabytes); `limit` names the
-  // bound in the message.
-  std::vector<Value> items(std::size_t at_most, const std::string& limit) const {
-    if (!j_->is_array()) fail("must be an array, got " + describe(*j_));
-    if (j_->size() > at_most)
-      fail(fmt::format("has {} entries, more than the limit of {} ({})", j_->size(), at_most, limit));
-    std::vector<Value> out;
-    out.reserve(j_->size());
-    for (std::size_t i = 0; i < j_->size(); ++i) out.push_back(child(i, (*j_)[i]));
-    return out;
-  }
-  // The members of this object, in document order.
-  std::vector<std::pair<std::string, Value>> members() const {
-    expect_object();
-    std::vector<std::pair<std::string, Value>> out;
-    for (auto it = j_->begin(); it != j_->end(); ++it) out.emplace_back(it.key(), child(it.key(), it.value()));
-    return out;
-  }
-
-  std::string text() const {
-    if (!j_->is_string()) fail("must be a string, got " + describe(*j_));
-    return j_->get<std::string>();
-  }
-  double number() const {
-    if (!j_->is_number()) fail("must be a number, got " + describe(*j_));
-    return j_->get<double>();
-  }
-  double positive() const {
-    if (!j_->is_number() || !(j_->get<double>() > 0)) fail("must be a positive number, got " + describe(*j_));
-    return j_->get<double>();
-  }
-  double capacity() const {
-    if (!j_->is_number() || !in_capacity_range(j_->get<double>()))
-      fail("must be a capacity " + capacity_range_text() + ", got " + describe(*j_));
-    return j_->get<double>();
-  }
-  double non_negative() const {
-    if (!j_->is_number() || !(j_->get<double>() >= 0)) fail("must be a non-negative number, got " + describe(*j_));
-    return j_->get<double>();
-  }
-  std::int64_t integer(std::int64_t lo, std::int64_t hi) const {
-    if (j_->is_number_unsigned()) {
-      auto u = j_->get<std::uint64_t>();
-      if (u <= static_cast<std::uint64_t>(hi) && static_cast<std::int64_t>(u) >= lo)
-        return static_cast<std::int64_t>(u);
-    } else if (j_->is_number_integer()) {
-      auto v = j_->get<std::int64_t>();
-      if (v >= lo && v <= hi) return v;
-    }
-    fail(fmt::format("must be an integer from {} to {}, got {}", lo, hi, describe(*j_)));
-  }
-  bool boolean() const {
-    if (!j_->is_boolean()) fail("must be true or false, got " + describe(*j_));
-    return j_->get<bool>();
-  }
-
- private:
-  Value child(PathSegment seg, const Json& j) const {
-    JsonPath p = path_;
-    p.push_back(std::move(seg));
-    return Value(j, std::move(p));
-  }
-
-  const Json* j_;
-  JsonPath path_;
-};
+double non_negative(const Value& v) {
+  if (!v.json().is_number() || !(v.json().get<double>() >= 0))
+    v.fail("must be a non-negative number, got " + describe(v.json()));
+  return v.json().get<double>();
+}
 
 // The keys an object may have; a key with `only` set belongs to that kind.
 struct KeyRule {
@@ -247,7 +156,7 @@ std::optional<Capacity> read_capacity(const Value& obj, const std::string& gbps_
   auto source = obj.find(source_key);
   auto basis = obj.find(basis_key);
   if (gbps)
-    return Capacity{gbps->capacity(), source ? read_source(*source) : CapacitySource::input,
+    return Capacity{capacity(*gbps), source ? read_source(*source) : CapacitySource::input,
                     basis ? basis->text() : std::string()};
   if (source && read_source(*source) != CapacitySource::default_table)
     source->fail(fmt::format("must be \"default\" when \"{}\" is absent (the table decides the figure)", gbps_key));
@@ -310,7 +219,7 @@ FabricInfo read_fabric(const Value& doc) {
       read_enum<FabricKind>(v->at("kind"), parse_fabric_kind, "fabric kind", "none, single_switch, rail or leaf_spine");
   f.leaf_size = static_cast<std::uint32_t>(
       optional_field(*v, "leaf_size", std::int64_t{0}, [](const Value& x) { return x.integer(0, UINT32_MAX); }));
-  f.oversubscription = optional_field(*v, "oversubscription", 1.0, [](const Value& x) { return x.positive(); });
+  f.oversubscription = optional_field(*v, "oversubscription", 1.0, [](const Value& x) { return positive(x); });
   return f;
 }
 
@@ -450,7 +359,7 @@ std::int32_t read_node(const Value& item, ComponentKind kind, std::size_t node_c
   bool fabric = kind == ComponentKind::net_switch;
   if (!v || v->is_null()) {
     if (fabric || node_count == 1) return fabric ? -1 : 0;
-    item.fail(fmt::format("missing required key \"node\" (the document has {} nodes)", node_count));
+    item.fail(fmt::format("missing key \"node\" (the document has {} nodes)", node_count));
   }
   if (fabric) v->fail("must be null: a net_switch belongs to the fabric");
   return static_cast<std::int32_t>(v->integer(0, static_cast<std::int64_t>(node_count) - 1));
@@ -473,7 +382,7 @@ void ModelReader::read_component(const Value& item) {
   c.pci_class = optional_field(item, "pci_class", std::uint32_t{0}, [](const Value& v) { return read_hex(v, 6); });
   c.forward = read_capacity(item, "forward_gbps", "forward_source", "forward_basis");
   if (!c.forward && item.find("forward_source")) derive_forward_.push_back(c.id);
-  c.line_rate_gbitps = optional_field(item, "line_rate_gbitps", 0.0, [](const Value& v) { return v.non_negative(); });
+  c.line_rate_gbitps = optional_field(item, "line_rate_gbitps", 0.0, [](const Value& v) { return non_negative(v); });
   // A NIC has one port unless it says otherwise; other kinds have none.
   c.ports = static_cast<std::uint32_t>(optional_field(item, "ports", std::int64_t{kind == ComponentKind::nic},
                                                       [](const Value& v) { return v.integer(0, 1024); }));
@@ -820,15 +729,12 @@ nlohmann::ordered_json topology_to_json(const Topology& t) {
 
 Topology import_json(const std::string& path, std::string_view content, const ImportOptions& opts) {
   const json::Document text(path, std::string(content));
-  const Json& doc = text.root();
   try {
-    Value root(doc, {});
+    const Value root(text);
     Topology t = read_document(root, path, opts);
     canonicalize(t, path);
     check_derived(root, t);
     return t;
-  } catch (const DocError& e) {
-    throw text.error_at(e.where, format_path(e.where) + ": " + e.what);
   } catch (const nlohmann::json::exception& e) {
     // Every access above checks types first; this is a safety net only.
     throw InputError(path, 0, fmt::format("unexpected JSON value ({})", e.what()));

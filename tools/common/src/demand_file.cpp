@@ -2,80 +2,47 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
+#include <optional>
 
 #include "vp/base/input_file.hpp"
+#include "vp/base/json_field.hpp"
+#include "vpcat/planner/demand_check.hpp"
 
 namespace vp::cli {
 
 namespace {
 
+using json::Field;
 using json::Json;
-using json::Path;
 
-constexpr std::uint64_t kMaxBytes = std::uint64_t{1} << 63;
-
-// "a string", "an object": a value that is not a number, in messages.
-std::string kind_of(const Json& j) {
-  if (j.is_string()) return "a string";
-  if (j.is_object()) return "an object";
-  if (j.is_array()) return "an array";
-  if (j.is_boolean()) return "a boolean";
-  if (j.is_null()) return "null";
-  return "a number";
+// A planner status's message without its place ("demand [2][5]: "): the
+// InputError it becomes names the place (the file's line and column, and the
+// excerpt).
+std::string reason_of(const vpcat::PlanStatus& status) {
+  std::string what = status.message();
+  const std::string::size_type colon = what.find(": ");
+  if (colon != std::string::npos && what.rfind("demand", 0) == 0) what = what.substr(colon + 2);
+  return what;
 }
 
-class Reader {
- public:
-  explicit Reader(const json::Document& doc) : doc_(doc) {}
-
-  [[noreturn]] void fail(const Path& where, const std::string& what) const { throw doc_.error_at(where, what); }
-  // The number as written ("-1", "1e3"), for messages.
-  std::string text(const Path& where) const { return std::string(doc_.source_of(where)); }
-
-  std::uint32_t gpus(const Json& v) const {
-    const Path where{std::string("gpus")};
-    if (!v.is_number()) fail(where, fmt::format("\"gpus\" must be a positive integer (got {})", kind_of(v)));
-    if (!v.is_number_unsigned() || v.get<std::uint64_t>() == 0 || v.get<std::uint64_t>() > 0xFFFFFFFFu)
-      fail(where, fmt::format("\"gpus\" must be a positive integer (got {})", text(where)));
-    return static_cast<std::uint32_t>(v.get<std::uint64_t>());
+// The bytes of cell [s][t], `v`, the element `index` of `parent` (located
+// only when refused): the planner's own check (demand_check.hpp), so that a
+// file and the planner word a bad value alike.
+std::uint64_t byte_count(const Json& v, const Field& parent, std::size_t index, std::uint64_t s, std::uint64_t t) {
+  if (!v.is_number()) parent.at(index).number();  // fails: "must be a number, got ..."
+  vpcat::PlanStatus status;
+  std::uint64_t out = 0;
+  if (v.is_number_unsigned()) {
+    out = v.get<std::uint64_t>();
+    status = vpcat::check_demand_count(out, s, t);
+  } else {
+    const double d = v.is_number_integer() ? static_cast<double>(v.get<std::int64_t>()) : v.get<double>();
+    status = vpcat::check_demand_count(d, s, t);
+    if (status.ok()) out = static_cast<std::uint64_t>(d);
   }
-
-  // A whole number of bytes from 0 to 2^63.
-  std::uint64_t byte_count(const Json& v, const Path& where, const std::string& name) const {
-    if (!v.is_number()) fail(where, fmt::format("{} must be a number (got {})", name, kind_of(v)));
-    bool ok = false;
-    std::uint64_t out = 0;
-    if (v.is_number_unsigned()) {
-      out = v.get<std::uint64_t>();
-      ok = out <= kMaxBytes;
-    } else if (v.is_number_integer()) {
-      ok = v.get<std::int64_t>() == 0;  // -0
-    } else {
-      const double d = v.get<double>();
-      ok = d >= 0 && d == std::floor(d) && d <= 9.2233720368547758e18;
-      if (ok) out = static_cast<std::uint64_t>(d);
-    }
-    if (!ok)
-      fail(where, fmt::format("{} is not a byte count ({}: must be a whole number from 0 to 2^63)", name, text(where)));
-    return out;
-  }
-
-  std::uint32_t gpu_index(const Json& v, const Path& where, const std::string& name) const {
-    if (!v.is_number()) fail(where, fmt::format("{} must be a number (got {})", name, kind_of(v)));
-    if (!v.is_number_unsigned() || v.get<std::uint64_t>() > 0xFFFFFFFFu)
-      fail(where, fmt::format("{} is not a GPU index ({}: must be a whole number >= 0)", name, text(where)));
-    return static_cast<std::uint32_t>(v.get<std::uint64_t>());
-  }
-
-  const Json& array(const Json& v, const Path& where, const std::string& name) const {
-    if (!v.is_array()) fail(where, fmt::format("{} must be an array (got {})", name, kind_of(v)));
-    return v;
-  }
-
- private:
-  const json::Document& doc_;
-};
+  if (!status.ok()) parent.at(index).fail(reason_of(status));
+  return out;
+}
 
 }  // namespace
 
@@ -99,9 +66,7 @@ InputError DemandFile::error_at(std::uint64_t src, std::uint64_t dst, const std:
 }
 
 InputError DemandFile::refusal(const vpcat::PlanStatus& status) const {
-  std::string what = status.message();
-  const std::string::size_type colon = what.find(": ");
-  if (colon != std::string::npos && what.rfind("demand", 0) == 0) what = what.substr(colon + 2);
+  const std::string what = reason_of(status);
   if (!dense && status.names_cell() && status.entry_index() < entries.size())
     return document->error_at({std::string("entries"), static_cast<std::size_t>(status.entry_index())}, what);
   if (status.names_cell()) return error_at(status.entry_src(), status.entry_dst(), what);
@@ -111,67 +76,56 @@ InputError DemandFile::refusal(const vpcat::PlanStatus& status) const {
 namespace {
 
 DemandFile from_document(std::shared_ptr<const json::Document> doc) {
-  const Json& root = doc->root();
-  const Reader r(*doc);
+  const Field root(*doc);
   DemandFile out;
   out.path = doc->path();
   out.document = doc;
-  if (!root.is_object())
-    r.fail({}, fmt::format("the demand must be an object {{\"gpus\": n, \"bytes\" or \"entries\": [...]}} (got {})",
-                           kind_of(root)));
-  for (auto it = root.begin(); it != root.end(); ++it)
-    if (it.key() != "gpus" && it.key() != "bytes" && it.key() != "entries")
-      r.fail({it.key()}, fmt::format("unknown key \"{}\" (expected \"gpus\", \"bytes\" or \"entries\")", it.key()));
-  const auto gpus = root.find("gpus");
-  if (gpus == root.end()) r.fail({}, "missing key \"gpus\" (the number of GPUs)");
-  const std::uint32_t n = r.gpus(*gpus);
+  root.allow_keys({"gpus", "bytes", "entries"});
+  const auto n = static_cast<std::uint32_t>(root.at("gpus").integer(1, 0xFFFFFFFF));
   out.gpus = n;
-  const auto dense = root.find("bytes");
-  const auto sparse = root.find("entries");
-  if (dense == root.end() && sparse == root.end()) r.fail({}, "missing key \"bytes\" or \"entries\"");
-  if (dense != root.end() && sparse != root.end()) {
+  const std::optional<Field> dense = root.find("bytes"), sparse = root.find("entries");
+  if (!dense && !sparse) root.fail("missing key \"bytes\" or \"entries\"");
+  if (dense && sparse) {
     std::string second;  // the later of the two
-    for (auto it = root.begin(); it != root.end(); ++it)
+    for (auto it = root.json().begin(); it != root.json().end(); ++it)
       if (it.key() == "bytes" || it.key() == "entries") second = it.key();
-    r.fail({second}, "give \"bytes\" or \"entries\", not both");
+    root.at(second).fail("give \"bytes\" or \"entries\", not both");
   }
-  out.dense = dense != root.end();
+  out.dense = dense.has_value();
+  // Values are read from the tree and located (a Field made) only when one
+  // is refused: a matrix of a million numbers makes no million paths.
   if (out.dense) {
-    const Json& rows = r.array(*dense, {std::string("bytes")}, "\"bytes\"");
+    const Json& rows = dense->json();
+    dense->size();  // an array
     // Shapes first, in document order, so the first problem is reported.
     for (std::size_t i = 0; i < rows.size(); ++i) {
-      const std::string name = fmt::format("bytes[{}]", i);
-      const Json& row = r.array(rows[i], {std::string("bytes"), i}, name);
-      for (std::size_t j = 0; j < row.size(); ++j)
-        r.byte_count(row[j], {std::string("bytes"), i, j}, fmt::format("{}[{}]", name, j));
+      const Field row = dense->at(i);
+      row.size();
+      for (std::size_t j = 0; j < rows[i].size(); ++j) byte_count(rows[i][j], row, j, i, j);
     }
-    if (rows.size() != n)
-      r.fail({std::string("bytes")}, fmt::format("bytes has {} rows (\"gpus\" is {})", rows.size(), n));
+    if (rows.size() != n) dense->fail(fmt::format("has {} rows (\"gpus\" is {})", rows.size(), n));
     out.bytes.reserve(std::size_t{n} * n);
     for (std::size_t i = 0; i < n; ++i) {
-      if (rows[i].size() != n)
-        r.fail({std::string("bytes"), i}, fmt::format("bytes[{}] has {} entries (\"gpus\" is {})", i, rows[i].size(), n));
-      for (std::size_t j = 0; j < n; ++j) out.bytes.push_back(r.byte_count(rows[i][j], {std::string("bytes"), i, j}, ""));
+      const Field row = dense->at(i);
+      if (rows[i].size() != n) row.fail(fmt::format("has {} entries (\"gpus\" is {})", rows[i].size(), n));
+      for (std::size_t j = 0; j < n; ++j) out.bytes.push_back(byte_count(rows[i][j], row, j, i, j));
     }
   } else {
-    const Json& list = r.array(*sparse, {std::string("entries")}, "\"entries\"");
+    const Json& list = sparse->json();
+    sparse->size();  // an array
     out.entries.reserve(list.size());
     for (std::size_t k = 0; k < list.size(); ++k) {
-      const Path where{std::string("entries"), k};
-      const std::string name = fmt::format("entries[{}]", k);
-      const Json& e = r.array(list[k], where, name);
-      if (e.size() != 3) {
-        for (std::size_t j = 0; j < e.size(); ++j)
-          if (!e[j].is_number())
-            r.fail({std::string("entries"), k, j}, fmt::format("{}[{}] must be a number (got {})", name, j, kind_of(e[j])));
-        r.fail(where, fmt::format("{} must be [src, dst, bytes] (got {} numbers)", name, e.size()));
-      }
-      const std::uint32_t src = r.gpu_index(e[0], {std::string("entries"), k, std::size_t{0}}, name + "[0]");
-      const std::uint32_t dst = r.gpu_index(e[1], {std::string("entries"), k, std::size_t{1}}, name + "[1]");
-      const std::uint64_t bytes = r.byte_count(e[2], {std::string("entries"), k, std::size_t{2}}, name + "[2]");
+      const Field entry = sparse->at(k);
+      const Json& e = list[k];
+      entry.size();  // an array
+      for (std::size_t j = 0; j < e.size(); ++j)
+        if (!e[j].is_number()) entry.at(j).number();  // fails: "must be a number, got ..."
+      if (e.size() != 3) entry.fail(fmt::format("must be [src, dst, bytes] (got {} numbers)", e.size()));
+      const auto src = static_cast<std::uint32_t>(entry.at(0).integer(0, 0xFFFFFFFF));
+      const auto dst = static_cast<std::uint32_t>(entry.at(1).integer(0, 0xFFFFFFFF));
+      const std::uint64_t bytes = byte_count(e[2], entry, 2, src, dst);
       if (src >= n || dst >= n)
-        r.fail(where, fmt::format("{}: {} {} is not a GPU (\"gpus\" is {})", name, src >= n ? "src" : "dst",
-                                  src >= n ? src : dst, n));
+        entry.fail(fmt::format("{} {} is not a GPU (\"gpus\" is {})", src >= n ? "src" : "dst", src >= n ? src : dst, n));
       out.entries.push_back({src, dst, bytes});
     }
   }

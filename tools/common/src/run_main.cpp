@@ -56,7 +56,11 @@ int report_error(const Tool& tool, const std::exception& e) {
   // not a bug.
   if (std::ferror(stdout)) return lost_output(tool, errno);
   if (const auto* known = dynamic_cast<const ToolError*>(&e)) {
-    vp::error(tool.name, known->what());
+    if (known->exit_code() == ExitCode::internal) {
+      vp::write_message(stderr, fmt::format("{}: internal error: {}\n", tool.name, known->what()));
+    } else {
+      vp::error(tool.name, known->what());
+    }
     return static_cast<int>(known->exit_code());
   }
   // The readers name the input that ran out of memory (vp::reading_input);

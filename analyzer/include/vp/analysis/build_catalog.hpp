@@ -26,7 +26,7 @@ void check_nodes_reach_network(const LoadedInput& in);
 
 // Analyse `in`. `options_text` is canonical_options() of the request, stored
 // in the provenance. `progress`, when given, hears of each stage of each node
-// type and of the long stages' work as it goes (progress.hpp). Throws std::logic_error if a check of ours fails (a
+// type and of the long stages' work as it goes (progress.hpp). Throws vp::InternalError if a check of ours fails (a
 // generator that is no automorphism, a pattern that is not contention-free).
 catalog::Catalog build_catalog(const LoadedInput& in, const PatternSearchOptions& search,
                                const std::string& options_text, const ProgressFn& progress = {});

@@ -35,7 +35,7 @@ class BigUint {
   // Exact division by a divisor below 2^32; precondition: divisible.
   BigUint divided_by(std::uint64_t d) const;
   // this / d for a quotient below 2^64 (precondition: d divides this and
-  // the quotient fits); throws std::overflow_error otherwise.
+  // the quotient fits); throws vp::InternalError otherwise.
   std::uint64_t quotient_u64(const BigUint& d) const;
   bool operator<(const BigUint& o) const;
 

@@ -28,7 +28,7 @@ struct NodeSymmetry {
 };
 
 // Aut of a single-node topology (t.nodes.size() == 1). Throws
-// std::logic_error if a generator fails either check (a bug, or a topology
+// vp::InternalError if a generator fails either check (a bug, or a topology
 // whose routing breaks its own symmetry; the message names the generator and
 // what it breaks), and AnalysisTimeout when the checks pass `deadline`
 // (looked at before each generator's; bliss itself is not interrupted).

@@ -56,11 +56,24 @@ class InputError : public ToolError {
 };
 
 // A bad command line (unknown option value, missing input, conflicting
-// options). Exit code 1.
+// options), or a value a caller passed to a library function outside the
+// range it documents (a tool passes its options' values on: --latency-us,
+// --gpus). Exit code 1.
 class UsageError : public ToolError {
  public:
   using ToolError::ToolError;
   ExitCode exit_code() const noexcept override { return ExitCode::usage; }
+};
+
+// A check of ours that failed: a bug, never the user's doing (a schedule
+// that leaves the machine, a route the topology lacks, a solver that gives
+// up). Exit code 4; run_main() prints "TOOL: internal error: what". The
+// libraries throw this, never a bare std:: exception, for an invariant they
+// rely on (ctest no_bare_std_throws checks).
+class InternalError : public ToolError {
+ public:
+  using ToolError::ToolError;
+  ExitCode exit_code() const noexcept override { return ExitCode::internal; }
 };
 
 // "file:line:col" ("<input>" for an unnamed input; the line and the column

@@ -3,7 +3,7 @@
 // every error names the file, the line and the column of the offending value,
 // and shows that line with a caret under the column:
 //
-//   D.json:3:4: bytes[1][0] is not a byte count (-1: must be a whole number from 0 to 2^63)
+//   D.json:3:4: bytes[1][0]: demand entry is not a byte count (-1: bytes must be a finite whole number >= 0)
 //     [-1, 0]]}
 //      ^
 //

@@ -63,19 +63,6 @@ inline PlanStatus check_demand_value(double x, std::uint64_t s, std::uint64_t t)
   return {};
 }
 
-// Sparse entry k names GPUs below `gpus`.
-inline PlanStatus check_demand_entry(const DemandEntry& e, std::size_t k, std::uint64_t gpus,
-                                     bool subset = false) noexcept {
-  if (e.src < gpus && e.dst < gpus) return {};
-  char where[48];
-  std::snprintf(where, sizeof where, "demand entry %zu", k);
-  const bool src = e.src >= gpus;
-  return PlanStatus::at(PlanError::bad_demand_entry, where, "%s %u, %s has %llu GPUs", src ? "src" : "dst",
-                        src ? e.src : e.dst, demand_owner(subset), static_cast<unsigned long long>(gpus))
-      .with_cell(e.src, e.dst)
-      .with_entry(k);
-}
-
 // Add the off-diagonal bytes v of [s][t] to `total`, unless v or the new
 // total would exceed 2^63 (then `total` is left unchanged).
 inline PlanStatus add_demand_bytes(std::uint64_t& total, std::uint64_t v, std::uint64_t s, std::uint64_t t) noexcept {
@@ -92,6 +79,39 @@ inline PlanStatus add_demand_bytes(std::uint64_t& total, std::uint64_t v, std::u
         .with_cell(s, t);
   return PlanStatus::at(PlanError::demand_overflow, where, "the off-diagonal total exceeds 2^63 bytes")
       .with_cell(s, t);
+}
+
+// One byte count of [s][t] as a reader takes it from a file (the tools'
+// demand reader checks every number of a demand file with these two, so a
+// file and the planner word a bad value alike): a finite whole number from 0
+// to 2^63, on the diagonal too (it never moves, but is stored as a count).
+inline PlanStatus check_demand_count(std::uint64_t v, std::uint64_t s, std::uint64_t t) noexcept {
+  std::uint64_t none = 0;
+  return add_demand_bytes(none, v, s, t);
+}
+
+inline PlanStatus check_demand_count(double x, std::uint64_t s, std::uint64_t t) noexcept {
+  if (PlanStatus st = check_demand_value(x, s, t); !st.ok()) return st;
+  if (!(x <= 9.2233720368547758e18)) {  // the diagonal (check_demand_value bounds the rest)
+    char where[64];
+    std::snprintf(where, sizeof where, "demand [%llu][%llu]", static_cast<unsigned long long>(s),
+                  static_cast<unsigned long long>(t));
+    return PlanStatus::at(PlanError::demand_overflow, where, "%g bytes, more than 2^63", x).with_cell(s, t);
+  }
+  return {};
+}
+
+// Sparse entry k names GPUs below `gpus`.
+inline PlanStatus check_demand_entry(const DemandEntry& e, std::size_t k, std::uint64_t gpus,
+                                     bool subset = false) noexcept {
+  if (e.src < gpus && e.dst < gpus) return {};
+  char where[48];
+  std::snprintf(where, sizeof where, "demand entry %zu", k);
+  const bool src = e.src >= gpus;
+  return PlanStatus::at(PlanError::bad_demand_entry, where, "%s %u, %s has %llu GPUs", src ? "src" : "dst",
+                        src ? e.src : e.dst, demand_owner(subset), static_cast<unsigned long long>(gpus))
+      .with_cell(e.src, e.dst)
+      .with_entry(k);
 }
 
 // The whole demand, in the order Planner::plan checks it (the first

@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "vp/base/errors.hpp"
 #include "vp/sim/demand.hpp"
 #include "vp/sim/schedule.hpp"
 #include "vp/topology/routes.hpp"
@@ -30,10 +31,11 @@
 namespace vp::sim {
 
 // A baseline on a machine (or a job's view of one) it does not run on: the
-// comparison leaves it out and says why, never an internal error.
-class Inapplicable : public std::invalid_argument {
+// comparison leaves it out and says why, never an internal error; asked for
+// alone, it is a usage error (exit 1).
+class Inapplicable : public UsageError {
  public:
-  using std::invalid_argument::invalid_argument;
+  using UsageError::UsageError;
 };
 
 // A baseline that needs every node to hold the same number of GPUs, on a

@@ -24,8 +24,8 @@ struct Permutation {
 
 // Add to entries (never subtract) until every row and column sums to the
 // largest line sum; deficits are paired greedily, lowest indexes first.
-// Throws std::invalid_argument if the matrix is not square or has a
-// negative entry.
+// Throws vp::InternalError (a caller's bug: demands are checked before) if
+// the matrix is not square or has a negative entry.
 IntMatrix pad_to_equal_sums(const IntMatrix& m);
 
 // Decompose a matrix whose rows and columns all have the same sum into

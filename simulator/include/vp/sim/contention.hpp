@@ -80,7 +80,7 @@ struct ContentionModel {
   double chunk_overhead_us = 0.0;  // >= 0
 };
 
-// Throws std::invalid_argument naming the field when a value is out of range.
+// Throws vp::UsageError naming the field when a value is out of range.
 void check_contention_model(const ContentionModel& m);
 
 // The curve `m` charges a resource of `t` (off: the resource never loses).

@@ -26,8 +26,8 @@ class Demand {
 
   std::size_t size() const { return n_; }
   double at(std::size_t s, std::size_t d) const { return bytes_[s * n_ + d]; }
-  // Set / add one entry. Throws std::out_of_range on a bad index and
-  // std::invalid_argument when the result is not a finite number >= 0.
+  // Set / add one entry. Throws vp::InternalError on a bad index and
+  // vp::UsageError when the result is not a finite number >= 0.
   void set(std::size_t s, std::size_t d, double bytes);
   void add(std::size_t s, std::size_t d, double bytes);
 

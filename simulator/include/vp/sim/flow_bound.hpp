@@ -71,8 +71,8 @@ struct FlowBound {
 };
 
 // Throws InputError("demand", 0, reason) when the demand does not fit t,
-// std::invalid_argument on a negative or non-finite latency or more than
-// kFlowBoundMaxGpus GPUs, std::runtime_error when the solver fails (or
+// vp::UsageError on a negative or non-finite latency or more than
+// kFlowBoundMaxGpus GPUs, vp::InternalError when the solver fails (or
 // calls the program infeasible where every pair with bytes has a path).
 FlowBound flow_bound(const Topology& t, const Demand& demand, const BoundOptions& opts = {});
 

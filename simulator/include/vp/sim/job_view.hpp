@@ -28,7 +28,7 @@ struct JobView {
 };
 
 // The view of the job on `gpus` (cluster GPU indexes in rank order; a
-// node's GPUs together). Throws std::invalid_argument for an empty list, an
+// node's GPUs together). Throws vp::UsageError for an empty list, an
 // index outside the cluster, a repeated GPU or a node listed twice.
 // O(cluster components + links).
 JobView job_view(const Topology& cluster, const std::vector<std::size_t>& gpus);

@@ -57,7 +57,7 @@ struct LowerBound {
 };
 
 // Throws InputError("demand", 0, reason) when the demand does not fit t,
-// std::invalid_argument on a negative or non-finite latency.
+// vp::UsageError on a negative or non-finite latency.
 LowerBound lower_bound(const Topology& t, const Demand& demand, const BoundOptions& opts = {});
 
 }  // namespace vp::sim

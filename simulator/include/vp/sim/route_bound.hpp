@@ -48,7 +48,7 @@ namespace vp::sim {
 // Cost: one default route per GPU pair with bytes, O(pairs x route length).
 //
 // Throws InputError("demand", 0, reason) when the demand does not fit t,
-// std::invalid_argument on a negative or non-finite latency or when a pair
+// vp::UsageError on a negative or non-finite latency, NoNic when a pair
 // with bytes lies in two nodes and one has no NIC (no direct route exists;
 // the direct baselines refuse it the same way).
 LowerBound direct_route_bound(const Topology& t, const Demand& demand, const BoundOptions& opts = {});

@@ -46,7 +46,7 @@ struct SimgridPlatformOptions {
   const ContentionModel* model = nullptr;  // null or disabled: ideal (no vp_* properties)
 };
 
-// The platform's XML text. Throws std::invalid_argument when latency_us is
+// The platform's XML text. Throws vp::UsageError when latency_us is
 // negative or not finite, or the topology has fewer than two GPUs.
 std::string simgrid_platform_xml(const Topology& t, const SimgridPlatformOptions& options);
 

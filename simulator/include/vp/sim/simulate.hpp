@@ -91,12 +91,13 @@ struct SimResult {
   std::size_t unsettled_events = 0;
 };
 
-// Simulate `schedule` on `t`. Throws std::invalid_argument naming the step
-// and flow when a flow is malformed: endpoints or origin/final that are not
+// Simulate `schedule` on `t`. Throws vp::InternalError (schedules are ours:
+// a malformed one is a scheduler's bug) naming the step and flow when a
+// flow is malformed: endpoints or origin/final that are not
 // GPUs of t, negative or non-finite bytes, a route that does not lead from
 // src to dst through existing links or crosses a link twice, or a listed
-// forwarder without a forwarding capacity; or when the options are out of
-// range.
+// forwarder without a forwarding capacity; vp::UsageError when the options
+// are out of range.
 SimResult simulate(const Topology& t, const Schedule& schedule, const SimOptions& opts = {});
 
 }  // namespace vp::sim

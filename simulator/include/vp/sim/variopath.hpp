@@ -42,8 +42,8 @@ class PlanRefused : public InputError {
 
 // `plan` as a Schedule on `t` (the cluster of the catalog `planner` was
 // initialised with, e.g. catalog_topology()); a subset planner's ranks are
-// mapped to the catalog's GPUs (Planner::catalog_gpu). Throws std::invalid_argument
-// when a transfer names a GPU t does not have, or a route the planner
+// mapped to the catalog's GPUs (Planner::catalog_gpu). Throws vp::InternalError
+// (the plan does not belong to t: a bug of the caller) when a transfer names a GPU t does not have, or a route the planner
 // cannot expand, or a link or component id outside t.
 Schedule plan_schedule(const Topology& t, const vpcat::Planner& planner, const vpcat::Plan& plan);
 
@@ -68,7 +68,7 @@ struct VarioPathRun {
 // over a subset: the demand is then over the subset's ranks) and convert
 // the plan onto t. Throws InputError("demand", 0, reason) when the demand
 // does not fit, PlanRefused when the planner refuses it, and
-// std::invalid_argument on bad options.
+// vp::UsageError on bad options.
 VarioPathRun variopath_schedule(const Topology& t, vpcat::Planner& planner, const Demand& demand,
                                 const VarioPathOptions& opts = {});
 

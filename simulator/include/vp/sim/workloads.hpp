@@ -7,7 +7,7 @@
 // distributions; the only libm call is std::pow for the Zipf weights, see
 // docs/simulator.md). The diagonal is always 0 (a GPU's data for itself does not
 // move). GPU indexes are global (Topology::gpus order). Sizes are bytes.
-// Every function throws std::invalid_argument on a zero GPU count or an
+// Every function throws vp::UsageError on a zero GPU count or an
 // out-of-range option, naming it.
 #pragma once
 

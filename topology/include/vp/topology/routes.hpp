@@ -41,14 +41,14 @@ struct Route {
 };
 
 // PCIe/socket path between two components of the same node (any kinds).
-// Throws std::logic_error if they are in different nodes.
+// Throws vp::InternalError if they are in different nodes.
 Route intra_node_route(const Topology& t, ComponentId src, ComponentId dst);
 
 // Route through explicit NICs and the fabric. src_nic must be in src's
 // node, dst_nic in dst's node; the fabric part is the shortest path between
 // the NICs' switches (lowest ids first). src and dst may share a node (a NIC
 // loopback: two distinct NICs of the node and the fabric between them).
-// Throws std::logic_error on misuse.
+// Throws vp::InternalError on misuse.
 Route network_route(const Topology& t, ComponentId src, ComponentId src_nic, ComponentId dst_nic,
                     ComponentId dst);
 

@@ -4,11 +4,13 @@
 //   {"gpus": n, "entries": [[src, dst, bytes], ...]}  sparse; repeated pairs add up
 //
 // Byte counts are whole numbers from 0 to 2^63 (1e6 and 4096.0 are fine,
-// 1.5 is not). Read through the located-JSON front end: every problem is a
-// vp::InputError at the line and column of the offending value, with that
-// line and a caret:
+// 1.5 is not), checked by the planner's own check
+// (vpcat/planner/demand_check.hpp), in its words. Read through the
+// located-JSON front end and its typed fields (vp/base/json_field.hpp): every
+// problem is a vp::InputError at the line and column of the offending value,
+// with that line and a caret:
 //
-//   D.json:4:3: bytes[1][0] is not a byte count (-1: must be a whole number from 0 to 2^63)
+//   D.json:4:3: bytes[1][0]: demand entry is not a byte count (-1: bytes must be a finite whole number >= 0)
 //     [-1, 0]]}
 //      ^
 #pragma once
