@@ -309,7 +309,7 @@ TEST_CASE("FAST-like splits a stage's scale-out over the shifts it runs beside")
 
 TEST_CASE("FAST-like and DeepEP-like need nodes with equal GPU counts") {
   ClusterSpec spec;
-  spec.node_types = {{"four", make_node_from_shape("[g2,n1],[g2,n1]", {})}, {"two", make_node_from_shape("[g2,n1]", {})}};
+  spec.node_types = {{"four", make_node_from_shape("[g2,n1],[g2,n1]", {}), ""}, {"two", make_node_from_shape("[g2,n1]", {}), ""}};
   spec.nodes = {{"a", "four"}, {"b", "two"}};
   spec.fabric.kind = FabricKind::single_switch;
   Topology t = expand_cluster(spec);

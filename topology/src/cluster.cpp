@@ -331,7 +331,7 @@ ClusterSpec cluster_from_shortcut(const Topology& node_type, std::uint32_t count
                                   std::uint32_t leaf_size, double oversubscription) {
   ClusterSpec spec;
   std::string type = node_type.nodes.empty() || node_type.nodes[0].type.empty() ? "node" : node_type.nodes[0].type;
-  spec.node_types.push_back(NodeTypeSpec{type, node_type});
+  spec.node_types.push_back(NodeTypeSpec{type, node_type, ""});
   for (std::uint32_t i = 0; i < count; ++i) spec.nodes.push_back(NodeInfo{fmt::format("node{}", i), type});
   spec.fabric = FabricInfo{kind, kind == FabricKind::leaf_spine ? leaf_size : 0, oversubscription};
   return spec;

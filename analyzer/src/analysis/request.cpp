@@ -165,7 +165,7 @@ ClusterSpec cluster_spec_from_topology(const Topology& t) {
     const std::string& type = t.nodes[i].type;
     bool known = false;
     for (const NodeTypeSpec& s : spec.node_types) known = known || s.name == type;
-    if (!known) spec.node_types.push_back(NodeTypeSpec{type, extract_node(t, static_cast<std::int32_t>(i))});
+    if (!known) spec.node_types.push_back(NodeTypeSpec{type, extract_node(t, static_cast<std::int32_t>(i)), ""});
   }
   return spec;
 }
