@@ -35,9 +35,11 @@ LAYERS = {
     "render": (["render"], ["vp/render/"], ["simulator"]),
     # The command-line tools and what they share (vp/cli/: tools/common).
     "tools": (["tools"], ["vp/cli/"], ["analyzer", "simulator", "render"]),
-    # Beside the tools, on the runtime alone: the MPI executor and
-    # interposer, the Python binding, the SMPI driver.
-    "bindings": (["mpi", "python", "smpi"], [], ["runtime"]),
+    # Beside the tools: the MPI executor and interposer, the Python binding,
+    # the SMPI driver. On the runtime, and on base's one message writer
+    # (messages.hpp, compiled into libvpcat_mpi as the object library
+    # vp_messages, so the installed library needs nothing else of ours).
+    "bindings": (["mpi", "python", "smpi"], [], ["base"]),
 }
 
 # Folders that may include any layer (tests, benchmarks) or hold no C++;
