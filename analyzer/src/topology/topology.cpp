@@ -11,7 +11,7 @@
 #include <tuple>
 
 #include "vp/topology/errors.hpp"
-#include "vpcat/detail/utf8.hpp"
+#include "vpcat/utf8.hpp"
 
 namespace vp {
 
@@ -117,7 +117,7 @@ bool valid_parent_kind(ComponentKind child, ComponentKind parent) {
 // be written as JSON.
 std::size_t bad_text_at(std::string_view s) {
   const auto* p = reinterpret_cast<const std::uint8_t*>(s.data());
-  const std::size_t invalid = vpcat::detail::utf8_invalid_at(p, s.size());
+  const std::size_t invalid = vpcat::utf8_invalid_at(p, s.size());
   for (std::size_t i = 0; i < invalid; ++i)  // control characters are ASCII: never inside a sequence
     if (p[i] < 0x20 || p[i] == 0x7f) return i;
   return invalid == s.size() ? std::string_view::npos : invalid;
