@@ -33,6 +33,7 @@
 #include "vpcat/planner.hpp"                 // Planner
 
 // Names as clusters write them.
+#include "vpcat/gpu_list.hpp"    // GPU lists: "gpu01:0-3,gpu02:*"
 #include "vpcat/hostlist.hpp"    // host lists: "gpu[001-032]"
 #include "vpcat/pci_bus_id.hpp"  // PCI bus ids: "0000:17:00.0"
 #include "vpcat/utf8.hpp"        // UTF-8 validation and decoding
