@@ -131,7 +131,7 @@ void read_component(const Node& n, std::size_t index, NodeType& t) {
                  "forward_gbps", "nic_gbps", "gpudirect"});
   expect_index(n, index);
   Component c;
-  c.kind = enum_of<Kind>(n["kind"], parse_kind, "cpu, host_bridge, pcie_switch, gpu, nic or net_switch");
+  c.kind = enum_of<Kind>(n["kind"], parse_component_kind, "cpu, host_bridge, pcie_switch, gpu, nic or net_switch");
   c.name = n["name"].text();
   c.parent = n["parent"].id_or_none();
   c.local_index = n["local_index"].u32();
