@@ -5,11 +5,11 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$here/build-release}"
-if [ ! -x "$build/analyzer/vp-analyze" ]; then
+if [ ! -x "$build/tools/vp-analyze/vp-analyze" ]; then
   cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build "$build" --target vp-analyze >/dev/null
 fi
-bin="$build/analyzer/vp-analyze"
+bin="$build/tools/vp-analyze/vp-analyze"
 node="$here/fixtures/platforms/pcie-gen4-2s4sw8g.json"
 plat="$here/fixtures/platforms"
 out="$(mktemp -d)"

@@ -13,7 +13,7 @@ role (fit, held_out, excluded); then a summary per role. The output depends
 only on the inputs (no paths, no timings), so two runs can be diffed.
 
 --bin DIR: a folder with vp-analyze and vp-sim (an installed bin/), or a build
-tree (analyzer/vp-analyze, tools/vp-sim/vp-sim). Default: build-test.
+tree (tools/vp-analyze/vp-analyze, tools/vp-sim/vp-sim). Default: build-test.
 
 --check-upper-bound (with --model ideal): exit 1 when the ideal model is more
 than 10 % below a published figure, unless the figure says why it may be
@@ -85,7 +85,7 @@ def run(cmd):
 
 class Runner:
     def __init__(self, args, tmp):
-        self.analyze = find_tool(args.bin, "vp-analyze", "analyzer/vp-analyze")
+        self.analyze = find_tool(args.bin, "vp-analyze", "tools/vp-analyze/vp-analyze")
         self.sim = find_tool(args.bin, "vp-sim", "tools/vp-sim/vp-sim")
         self.model = ["--model", args.model] + (["--contention", args.contention] if args.contention else [])
         self.table = args.contention

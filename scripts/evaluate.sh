@@ -45,7 +45,7 @@ if [ -z "${VP_EVAL_SKIP_BUILD:-}" ]; then
   cmake --build "$BUILD" --parallel "$JOBS" --target vp-analyze vp-sim
 fi
 BUILD_TYPE=$(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$BUILD/CMakeCache.txt")
-ANALYZE="$BUILD/analyzer/vp-analyze"
+ANALYZE="$BUILD/tools/vp-analyze/vp-analyze"
 SIM="$BUILD/tools/vp-sim/vp-sim"
 
 P="$ROOT/fixtures/platforms"

@@ -44,7 +44,7 @@ while (($#)); do
 done
 if [[ -z "$analyze" ]]; then
   for b in build-test build-release; do
-    if [[ -x "$b/analyzer/vp-analyze" ]]; then analyze="$b/analyzer/vp-analyze"; break; fi
+    if [[ -x "$b/tools/vp-analyze/vp-analyze" ]]; then analyze="$b/tools/vp-analyze/vp-analyze"; break; fi
   done
 fi
 [[ -n "$analyze" && -x "$analyze" ]] || {

@@ -13,6 +13,6 @@ if [[ "${VP_SKIP_DEPS:-0}" != 1 ]]; then
 fi
 cmake --preset release
 cmake --build --preset release
-build-release/analyzer/vp-analyze topology --input fixtures/platforms/pcie-gen4-2s4sw8g.json
-build-release/analyzer/vp-analyze --input fixtures/platforms/pcie-gen4-2s4sw8g.json \
+build-release/tools/vp-analyze/vp-analyze topology --input fixtures/platforms/pcie-gen4-2s4sw8g.json
+build-release/tools/vp-analyze/vp-analyze --input fixtures/platforms/pcie-gen4-2s4sw8g.json \
   --cluster fixtures/platforms/pcie-gen4-2s4sw8g-4n-switch.cluster.json --out cluster.vpcat

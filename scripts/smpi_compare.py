@@ -148,7 +148,7 @@ def main():
               "-DVP_BUILD_SMPI=ON"])
     step(["cmake", "--build", build, "--parallel", os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", "2"),
           "--target", "vp-analyze", "vp-sim", "vp-plan", "vp_smpi", "vp_simgrid_platform"])
-    analyze = os.path.join(build, "analyzer", "vp-analyze")
+    analyze = os.path.join(build, "tools", "vp-analyze", "vp-analyze")
     sim = os.path.join(build, "tools", "vp-sim", "vp-sim")
     plan = os.path.join(build, "tools", "vp-plan", "vp-plan")
     driver = os.path.join(build, "smpi", "vp_smpi_alltoallv")

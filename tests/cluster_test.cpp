@@ -1,5 +1,6 @@
 // Clusters: host lists, the cluster description, and the expansion of node
 // types plus fabric (counts, switches, capacities), with whole error messages.
+#include "vp/import/cluster_spec.hpp"
 #include "vp/topology/cluster.hpp"
 
 #include <doctest/doctest.h>

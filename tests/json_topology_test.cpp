@@ -11,6 +11,7 @@
 
 #include "support.hpp"
 #include "vp/import/import.hpp"
+#include "vp/import/cluster_spec.hpp"
 #include "vp/topology/cluster.hpp"
 #include "vp/topology/errors.hpp"
 #include "vp/topology/routes.hpp"

@@ -23,6 +23,7 @@
 #include "vp/sim/prng.hpp"
 #include "vp/sim/simulate.hpp"
 #include "vp/sim/workloads.hpp"
+#include "vp/import/cluster_spec.hpp"
 #include "vp/topology/cluster.hpp"
 #include "vp/topology/routes.hpp"
 #include "vp/topology/synthetic.hpp"

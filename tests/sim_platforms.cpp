@@ -6,6 +6,7 @@
 
 #include "vp/import/import.hpp"
 #include "vp/sim/workloads.hpp"
+#include "vp/import/cluster_spec.hpp"
 #include "vp/topology/cluster.hpp"
 
 namespace vp::sim::test {

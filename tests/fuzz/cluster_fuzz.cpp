@@ -17,6 +17,7 @@
 #include <string>
 
 #include "reader_fuzz.hpp"
+#include "vp/import/cluster_spec.hpp"
 #include "vp/topology/cluster.hpp"
 
 namespace {

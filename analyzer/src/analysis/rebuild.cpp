@@ -52,7 +52,7 @@ bool number(const std::string& text, double* out) {
 }
 
 // The grammar of SPEC.md §6.12; the ranges are those of vp-analyze's options
-// (analyzer/src/cli/common.cpp, cmd_analyze.cpp): --nodes (recorded from 2
+// (tools/vp-analyze/common.cpp, cmd_analyze.cpp): --nodes (recorded from 2
 // nodes on), --leaf-size 1..1e6, --oversubscription 1..1000, --pattern-budget
 // 1..2^50, and the enumerations of --fabric and --format.
 void check_options(const std::string& options) {

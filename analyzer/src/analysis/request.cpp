@@ -17,6 +17,7 @@
 #include "vp/analysis/input_dir.hpp"
 #include "vp/base/input_file.hpp"
 #include "vp/analysis/symmetry.hpp"
+#include "vp/import/cluster_spec.hpp"
 #include "vp/import/import.hpp"
 #include "vp/import/measured.hpp"
 #include "vp/topology/errors.hpp"

@@ -12,13 +12,12 @@
 // routes are unique and commute with the fabric's symmetry.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "vp/import/import.hpp"
 #include "vp/topology/topology.hpp"
 
 namespace vp {
@@ -67,6 +66,9 @@ std::string cluster_size_violation(std::uint64_t nodes, std::uint64_t components
 // Why node type `name` (its topology `node`) exceeds analysis_limits(), or "".
 std::string node_type_violation(const std::string& name, const Topology& node);
 
+// The most host names a host list or a cluster expands to.
+inline constexpr std::size_t kMaxHosts = 1'000'000;
+
 // Expand "gpu[001-004,010]" / "a[1-2]b[1-2]" / "n1,n2" into host names.
 // Throws InputError(origin, 0, reason) on malformed ranges or more than
 // 1,000,000 names.
@@ -76,23 +78,14 @@ std::vector<std::string> expand_hostlist(std::string_view expr, const std::strin
 // empty, letters, digits, '-', '.' and '_' only.
 bool is_host_name(std::string_view name);
 
-// Load a cluster description. Node types that give no "input" use
-// `default_node_type` (the topology of --input); an "input" path is relative
-// to the description's folder.
-ClusterSpec load_cluster_spec(const std::string& path, const Topology* default_node_type,
-                              const ImportOptions& opts);
-// The same, with the --input topology produced on demand: called only for a
-// node type that gives no "input" (so that a description whose node types all
-// name their files needs no --input and no probe of this machine); it may
-// return nullptr when there is none.
-using DefaultNodeType = std::function<const Topology*()>;
-ClusterSpec load_cluster_spec(const std::string& path, const DefaultNodeType& default_node_type,
-                              const ImportOptions& opts);
-
 // The command-line shortcut: `count` nodes of `node_type`, named node0..,
 // on a fabric of `kind` (leaf_size / oversubscription for leaf_spine).
 ClusterSpec cluster_from_shortcut(const Topology& node_type, std::uint32_t count, FabricKind kind,
                                   std::uint32_t leaf_size, double oversubscription);
+
+// Throws InputError(origin, 0, reason) on a description expand_cluster()
+// cannot build (shared by the description reader, vp/import/cluster_spec.hpp).
+void check_cluster_spec(const ClusterSpec& spec, const std::string& origin);
 
 // The whole cluster as one canonical, finalized Topology.
 Topology expand_cluster(const ClusterSpec& spec);
