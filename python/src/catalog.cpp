@@ -55,15 +55,6 @@ vpcat::VerifyOptions verify_options(const py::object& max_file_size, const py::o
   return o;
 }
 
-const char* fabric_kind_name(vpcat::FabricKind k) {
-  switch (k) {
-    case vpcat::FabricKind::single_switch: return "single_switch";
-    case vpcat::FabricKind::rail: return "rail";
-    case vpcat::FabricKind::leaf_spine: return "leaf_spine";
-    default: return "none";
-  }
-}
-
 std::string str(std::string_view v) { return std::string(v); }
 
 }  // namespace
@@ -180,7 +171,7 @@ valid catalog. Read-only afterwards: any number of threads may share one.)")
           "fabric",
           [](const Catalog& c) {
             const vpcat::FabricView f = c.view().fabric();
-            return py::dict("kind"_a = fabric_kind_name(f.kind), "switches"_a = f.switches, "spine"_a = f.spine,
+            return py::dict("kind"_a = str(vpcat::to_string(f.kind)), "switches"_a = f.switches, "spine"_a = f.spine,
                             "leaf_size"_a = f.leaf_size, "oversubscription"_a = f.oversubscription);
           },
           "The fabric: kind ('none', 'single_switch', 'rail', 'leaf_spine'), switches, spine, leaf_size, oversubscription.")

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -14,32 +13,6 @@
 #include "vpcat/utf8.hpp"
 
 namespace vp {
-
-namespace {
-
-constexpr std::array<std::string_view, kComponentKinds> kKindNames{"cpu", "host_bridge", "pcie_switch",
-                                                                  "gpu", "nic",         "net_switch"};
-constexpr std::array<std::string_view, 3> kLinkKindNames{"pcie", "inter_socket", "network"};
-constexpr std::array<std::string_view, 4> kFabricNames{"none", "single_switch", "rail", "leaf_spine"};
-
-template <typename Enum, std::size_t N>
-std::optional<Enum> parse_enum(const std::array<std::string_view, N>& names, std::string_view s) {
-  for (std::size_t i = 0; i < N; ++i) {
-    if (names[i] == s) return static_cast<Enum>(i);
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
-std::string_view to_string(ComponentKind k) { return kKindNames[static_cast<std::size_t>(k)]; }
-std::optional<ComponentKind> parse_component_kind(std::string_view s) {
-  return parse_enum<ComponentKind>(kKindNames, s);
-}
-std::string_view to_string(LinkKind k) { return kLinkKindNames[static_cast<std::size_t>(k)]; }
-std::optional<LinkKind> parse_link_kind(std::string_view s) { return parse_enum<LinkKind>(kLinkKindNames, s); }
-std::string_view to_string(FabricKind k) { return kFabricNames[static_cast<std::size_t>(k)]; }
-std::optional<FabricKind> parse_fabric_kind(std::string_view s) { return parse_enum<FabricKind>(kFabricNames, s); }
 
 ComponentId Topology::add_component(ComponentKind kind, std::int32_t node) {
   Component c;
