@@ -68,7 +68,7 @@ if has_phase sanitize; then
   cmake --build "$dir" --target vp_catalog_tests vp-catalog vp_planner_tests vp-plan vp-analyze \
     vp_verify_fuzz_replay vp_plan_fuzz_replay vp_hwloc_fuzz_replay vp_nccl_fuzz_replay vp_nvsmi_fuzz_replay \
     vp_json_topology_fuzz_replay vp_cluster_fuzz_replay vp_defaults_fuzz_replay vp_demand_fuzz_replay vp_measured_fuzz_replay \
-    vpcat_c17_check vpcat_planner_c17_check vp_c_api_tests vp_exit_code_sweep_tests vp-sim
+    vpcat_c17_check vpcat_planner_c17_check vp_runtime_names_tests vp_c_api_tests vp_exit_code_sweep_tests vp-sim
   # VP_PROPERTY_RUN=small: the planner's property tests with fewer seeds and
   # without the 256-GPU platform (the unit phase ran them all), so that the
   # instrumented run keeps a wide margin on a loaded 2-core machine.

@@ -10,7 +10,7 @@
 #include "vp/catalog/reader.hpp"
 #include "vp/catalog/writer.hpp"
 #include "vpcat/crc32c.hpp"
-#include "vpcat/detail/utf8.hpp"
+#include "vpcat/utf8.hpp"
 #include "vpcat/verify.hpp"
 
 namespace {
@@ -26,7 +26,7 @@ vpcat::Status check(const std::vector<std::uint8_t>& bytes, const vpcat::VerifyO
 }
 
 bool utf8_ok(const std::string& s) {
-  return vpcat::detail::utf8_invalid_at(reinterpret_cast<const std::uint8_t*>(s.data()), s.size()) == s.size();
+  return vpcat::utf8_invalid_at(reinterpret_cast<const std::uint8_t*>(s.data()), s.size()) == s.size();
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 # The error catalogue (runtime_loader/include/vpcat/status_codes.def) against
 # the places that must list its codes but cannot include it: vpcat.h (a
 # self-contained C99 header), docs/c-api.md, catalog_format/SPEC.md (reader
-# codes) and docs/planner.md (planner codes). src/vpcat_c.cpp asserts the
+# codes) and docs/planner.md (planner codes). src/c_versions.cpp asserts the
 # other direction at compile time (each catalogue code is a vpcat.h constant
 # of the same value).
 #

@@ -196,11 +196,13 @@ TEST_CASE("vp-plan --channels-only reproduces the channel plans of the version b
 
 TEST_CASE("vp-plan --gpus / --nodes: a subset's plan, with gpu_map, delivering the demand in ranks") {
   Files f;
-  const std::uint32_t n = 7;  // gpu02's GPUs 4-7, then gpu04's 0, 2 and its bus id of GPU 1
+  // gpu02's GPUs 4-7, then gpu04's 0, 2 and GPU 1 by its bus id without the domain (the
+  // loose form of vpcat/pci_bus_id.hpp: "17:00.0" names 0000:17:00.0)
+  const std::uint32_t n = 7;
   const Matrix d = random_dense(n, 1 << 20, 0.1, 5);
   const Platform& p = platform("4n-switch");
   const std::string bus(p.view.node_type(0).component(p.view.node_type(0).gpu(1)).pci_bus_id());
-  RunResult r = f.plan(dense_json(d, n), "--json --gpus 'gpu02:4-7,gpu04:0,gpu04:2,gpu04:" + bus + "'");
+  RunResult r = f.plan(dense_json(d, n), "--json --gpus 'gpu02:4-7,gpu04:0,gpu04:2,gpu04:" + bus.substr(5) + "'");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const nlohmann::json plan = nlohmann::json::parse(r.out);
   CHECK(plan["gpus"] == n);
@@ -227,6 +229,12 @@ TEST_CASE("vp-plan --gpus / --nodes: a subset's plan, with gpu_map, delivering t
            {"--gpus gpu01:8", "vp-plan: error: --gpus 'gpu01:8': local GPU 8, the node has 8\n"},
            {"--gpus gpu01:x", "vp-plan: error: --gpus 'gpu01:x': not NODE:A, NODE:A-B, NODE:* or NODE:BUS-ID\n"},
            {"--gpus 3-1", "vp-plan: error: --gpus '3-1': not a GPU index or range (A or A-B)\n"},
+           // One item, not two: once read as node gpu01's bus id "0-3;gpu02:*".
+           {"--gpus 'gpu01:0-3;gpu02:*'", "vp-plan: error: --gpus 'gpu01:0-3;gpu02:*': not NODE:A, NODE:A-B, NODE:* or "
+                                          "NODE:BUS-ID (items are separated by ',')\n"},
+           {"--gpus gpu01:00:1f.8", "vp-plan: error: --gpus 'gpu01:00:1f.8': not NODE:A, NODE:A-B, NODE:* or NODE:BUS-ID\n"},
+           {"--gpus gpu01:ff:1f.7", "vp-plan: error: --gpus 'gpu01:ff:1f.7': node type " +
+                                       std::string(p.view.node_type(0).name()) + " has no GPU at bus id ff:1f.7\n"},
            {"--nodes 'gpu[01-02' ", ""}}) {
     INFO(more);
     r = f.plan(dense_json(uniform(4, 1024), 4), more);

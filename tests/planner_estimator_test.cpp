@@ -1,4 +1,4 @@
-// The planner's estimator (runtime_loader/include/vpcat/planner/estimator.hpp)
+// The planner's estimator (runtime_loader/include/vpcat/planner/detail/estimator.hpp)
 // against the judge: the expectation of a default plan (the sum of its
 // steps') and vp-sim's time for the same plan with a barrier between steps,
 // under the same model (the ideal one, and the committed contention table

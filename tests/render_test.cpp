@@ -62,13 +62,9 @@ std::vector<std::uint32_t> orbits_by_kind(const vp::Topology& t) {
 
 }  // namespace
 
-TEST_CASE("render: escape_xml escapes markup and replaces what XML forbids") {
-  CHECK(vp::render::escape_xml("a<b>&\"'") == "a&lt;b&gt;&amp;&quot;&apos;");
-  CHECK(vp::render::escape_xml("caf\xC3\xA9") == "caf\xC3\xA9");           // valid UTF-8 kept
-  CHECK(vp::render::escape_xml("x\x01y") == "x\xEF\xBF\xBDy");              // control -> U+FFFD
-  CHECK(vp::render::escape_xml("\xff\xc3") == "\xEF\xBF\xBD\xEF\xBF\xBD");  // invalid UTF-8
-  CHECK(vp::render::escape_xml("\xED\xA0\x80") == "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate
+TEST_CASE("render: escape_dot escapes quotes and drops what DOT cannot hold; fit_text cuts with an ellipsis") {
   CHECK(vp::render::escape_dot("a\"b\\c\nd\x02") == "a\\\"b\\\\c\\nd");
+  CHECK(vp::render::escape_dot("x\xff\xED\xA0\x80y") == "xy");  // invalid UTF-8 dropped (vpcat/utf8.hpp)
   CHECK(vp::render::fit_text("abcdefghij", 10, 40) == "abcde\xE2\x80\xA6");
 }
 

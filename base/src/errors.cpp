@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <utility>
 
-#include "vpcat/detail/utf8.hpp"
+#include "vpcat/utf8.hpp"
 
 namespace vp {
 
@@ -15,7 +15,7 @@ std::string escaped(const std::string& s, bool keep_lines) {
   std::string out;
   auto escape = [&](std::uint8_t b) { out += "\\x", out += kHex[b >> 4], out += kHex[b & 15]; };
   for (std::size_t i = 0; i < s.size();) {
-    const std::size_t bad = i + vpcat::detail::utf8_invalid_at(p + i, s.size() - i);
+    const std::size_t bad = i + vpcat::utf8_invalid_at(p + i, s.size() - i);
     for (; i < bad; ++i) {  // valid UTF-8: only its ASCII controls need escaping
       const std::uint8_t c = p[i];
       if ((c < 0x20 && !(keep_lines && (c == '\n' || c == '\t'))) || c == 0x7f) escape(c);

@@ -65,7 +65,7 @@ void read_component(const Field& n, std::size_t index, NodeType& t) {
                  "forward_gbps", "nic_gbps", "gpudirect"});
   expect_index(n, index);
   Component c;
-  c.kind = enum_of<Kind>(n.at("kind"), parse_kind, "cpu, host_bridge, pcie_switch, gpu, nic or net_switch");
+  c.kind = enum_of<Kind>(n.at("kind"), parse_component_kind, "cpu, host_bridge, pcie_switch, gpu, nic or net_switch");
   c.name = n.at("name").text();
   c.parent = id_or_none(n.at("parent"));
   c.local_index = n.at("local_index").u32();

@@ -1,37 +1,8 @@
 #include "vp/catalog/names.hpp"
 
-#include <array>
 #include <charconv>
 
 namespace vp::catalog {
-
-namespace {
-
-constexpr std::array<std::string_view, 6> kKinds = {"cpu", "host_bridge", "pcie_switch", "gpu", "nic", "net_switch"};
-constexpr std::array<std::string_view, 3> kLinkKinds = {"pcie", "inter_socket", "network"};
-constexpr std::array<std::string_view, 4> kFabricKinds = {"none", "single_switch", "rail", "leaf_spine"};
-
-template <typename Enum, std::size_t N>
-std::string_view name_of(const std::array<std::string_view, N>& names, Enum e) {
-  const auto i = static_cast<std::size_t>(e);
-  return i < N ? names[i] : std::string_view("unknown");
-}
-
-template <typename Enum, std::size_t N>
-std::optional<Enum> parse(const std::array<std::string_view, N>& names, std::string_view s) {
-  for (std::size_t i = 0; i < N; ++i)
-    if (names[i] == s) return static_cast<Enum>(i);
-  return std::nullopt;
-}
-
-}  // namespace
-
-std::string_view to_string(Kind k) { return name_of(kKinds, k); }
-std::string_view to_string(LinkKind k) { return name_of(kLinkKinds, k); }
-std::string_view to_string(FabricKind k) { return name_of(kFabricKinds, k); }
-std::optional<Kind> parse_kind(std::string_view s) { return parse<Kind>(kKinds, s); }
-std::optional<LinkKind> parse_link_kind(std::string_view s) { return parse<LinkKind>(kLinkKinds, s); }
-std::optional<FabricKind> parse_fabric_kind(std::string_view s) { return parse<FabricKind>(kFabricKinds, s); }
 
 std::string role_text(std::int32_t role) {
   if (role == kIdle) return "idle";

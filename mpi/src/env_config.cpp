@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "plan_mode.hpp"
+
 namespace vpcat_mpi {
 namespace {
 
@@ -89,9 +91,9 @@ bool read_env_config(const GetEnv& getenv, EnvConfig* out, std::string* error) {
     out->eager = k == 1;
   }
   if (const char* v = value("VPCAT_MPI_PLAN")) {
-    const int k = choice(v, {"every", "root"});
-    if (k < 0) return bad("VPCAT_MPI_PLAN", v, "want every (every rank plans) or root (rank 0 plans and broadcasts)");
-    out->plan_mode = k + 1;
+    const int mode = parse_plan_mode(v);
+    if (mode == 0) return bad("VPCAT_MPI_PLAN", v, kPlanModeValues);
+    out->plan_mode = mode;
   }
   vpcat_plan_options& p = out->plan;
   auto note = [&](const char* name, const char* v) { out->plan_set += (out->plan_set.empty() ? "" : " ") + std::string(name) + "=" + v; };

@@ -26,7 +26,7 @@ struct EnvConfig {
   bool debug_all_ranks = false;
   bool strict = false;
   bool eager = true;
-  int plan_mode = 1;  // VPCAT_MPI_PLAN_EVERY_RANK (vpcat_mpi.h)
+  int plan_mode = 1;  // VPCAT_MPI_PLAN_EVERY_RANK (vpcat_mpi.h; plan_mode.hpp)
   vpcat_plan_options plan = vpcat_plan_options_default();
   std::string plan_set;  // the planner variables that were set, "VPCAT_LATENCY_US=2 ..." (for INFO)
 };

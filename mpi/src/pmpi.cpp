@@ -29,6 +29,7 @@
 #include "env_config.hpp"
 #include "pmpi_log.hpp"
 #include "rank_map.hpp"
+#include "vpcat/hostlist.hpp"
 #include "vpcat_mpi.h"
 
 using vpcat_mpi::DebugLevel;
@@ -169,8 +170,7 @@ void describe_context(const vpcat_mpi_ctx* ctx, int rank, int size, double ms) {
       for (std::uint32_t i = 0; vpcat_catalog_node_group(s.catalog, i, &group) == VPCAT_OK; ++i) {
         if (g.node < group.first_node || g.node >= group.first_node + group.count) continue;
         std::vector<std::string> names;
-        std::string error;
-        if (vpcat_mpi::expand_hostlist(group.names ? group.names : "", &names, &error) &&
+        if (vpcat::expand_hostlist(group.names ? group.names : "", &names, nullptr) &&
             g.node - group.first_node < names.size())
           node = names[g.node - group.first_node];
       }

@@ -4,11 +4,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <string_view>
+
+#include "vpcat/gpu_list.hpp"
 
 namespace vpcat_mpi {
 namespace {
-
-constexpr std::size_t kMaxHostlistNames = 1000000;
 
 std::string trim(const std::string& s) {
   std::size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
@@ -38,100 +39,50 @@ std::vector<std::string> split(const std::string& s, char sep) {
   }
 }
 
-// Top-level commas only (not inside brackets).
-std::vector<std::string> split_terms(const std::string& s) {
-  std::vector<std::string> out;
-  std::string cur;
-  int depth = 0;
-  for (char c : s) {
-    if (c == '[') ++depth;
-    if (c == ']') --depth;
-    if (c == ',' && depth == 0) {
-      out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  out.push_back(cur);
-  return out;
-}
-
-bool expand_term(const std::string& term, std::vector<std::string>* names, std::string* error) {
-  std::size_t open = term.find('[');
-  if (open == std::string::npos) {
-    if (term.find(']') != std::string::npos) return *error = "\"" + term + "\": ']' without '['", false;
-    names->push_back(term);
-    return true;
-  }
-  std::size_t close = term.find(']', open);
-  if (close == std::string::npos) return *error = "\"" + term + "\": '[' without ']'", false;
-  const std::string prefix = term.substr(0, open), rest = term.substr(close + 1);
-  std::vector<std::string> tails;
-  if (!expand_term(rest, &tails, error)) return false;
-  for (const std::string& range : split(term.substr(open + 1, close - open - 1), ',')) {
-    std::vector<std::string> ends = split(range, '-');
-    std::uint64_t lo = 0, hi = 0;
-    if (ends.size() > 2 || !parse_u64(ends[0], &lo) || !parse_u64(ends.back(), &hi) || hi < lo)
-      return *error = "\"" + term + "\": bad range \"" + range + "\" (want N or N-M with N <= M)", false;
-    const std::size_t width = ends[0].size();
-    for (std::uint64_t v = lo; v <= hi; ++v) {
-      std::string digits = std::to_string(v);
-      if (digits.size() < width) digits.insert(0, width - digits.size(), '0');
-      for (const std::string& tail : tails) {
-        if (names->size() >= kMaxHostlistNames) return *error = "more than 1000000 names", false;
-        names->push_back(prefix + digits + tail);
-      }
-    }
-  }
-  return true;
-}
-
 std::string short_name(const std::string& host) { return host.substr(0, host.find('.')); }
 
 }  // namespace
 
-bool expand_hostlist(const std::string& expr, std::vector<std::string>* names, std::string* error) {
-  names->clear();
-  for (const std::string& term : split_terms(expr)) {
-    std::string t = trim(term);
-    if (t.empty()) return *error = "empty name in \"" + expr + "\"", false;
-    if (!expand_term(t, names, error)) return false;
-  }
-  return true;
-}
-
 bool parse_rank_map(const std::string& text, const std::vector<CatalogNode>& nodes, std::uint64_t gpu_count,
                     int ranks, std::vector<std::int64_t>* gpus, std::string* error) {
   gpus->clear();
-  for (const std::string& raw : split(text, ',')) {
-    const std::string e = trim(raw);
-    std::uint64_t a = 0, b = 0;
-    if (std::size_t colon = e.find(':'); colon != std::string::npos) {
-      if (!parse_u64(e.substr(0, colon), &a) || !parse_u64(e.substr(colon + 1), &b))
-        return *error = "entry \"" + e + "\": want NODE:LOCAL_GPU with two whole numbers", false;
-      if (a >= nodes.size())
-        return *error = "entry \"" + e + "\": node " + std::to_string(a) + " is not in the catalog (" +
-                        std::to_string(nodes.size()) + " nodes)",
+  // The GPU-list grammar of vpcat/gpu_list.hpp, NODE a node index.
+  auto add = [&](std::uint64_t first, std::uint64_t last) {
+    for (std::uint64_t g = first; g <= last && gpus->size() <= static_cast<std::size_t>(ranks); ++g)
+      gpus->push_back(static_cast<std::int64_t>(g));
+  };
+  std::size_t at = 0;
+  std::string_view entry;
+  while (vpcat::next_gpu_list_item(text, &at, &entry)) {
+    const std::string e(entry);
+    vpcat::GpuListItem item;
+    const vpcat::GpuListError bad = vpcat::parse_gpu_list_item(entry, &item);
+    std::uint64_t a = 0;
+    if (bad == vpcat::GpuListError::bad_node || bad == vpcat::GpuListError::bad_spec ||
+        (bad == vpcat::GpuListError::none && item.kind != vpcat::GpuListItemKind::gpus &&
+         (item.kind == vpcat::GpuListItemKind::node_bus_id || !parse_u64(std::string(item.node), &a))))
+      return *error = "entry \"" + e + "\": want NODE:LOCAL_GPU, NODE:A-B or NODE:* with NODE a node index", false;
+    if (bad != vpcat::GpuListError::none)
+      return *error = "entry \"" + e + "\": want a GPU index, a range N-M (N <= M) or NODE:LOCAL_GPU", false;
+    if (item.kind == vpcat::GpuListItemKind::gpus) {
+      if (item.last >= gpu_count)
+        return *error = "entry \"" + e + "\": GPU " + std::to_string(item.last) + " is not in the catalog (" +
+                        std::to_string(gpu_count) + " GPUs)",
                false;
-      if (b >= nodes[a].device_names.size())
-        return *error = "entry \"" + e + "\": node " + std::to_string(a) + " has " +
-                        std::to_string(nodes[a].device_names.size()) + " GPUs",
-               false;
-      gpus->push_back(static_cast<std::int64_t>(nodes[a].first_gpu + b));
+      add(item.first, item.last);
       continue;
     }
-    std::vector<std::string> ends = split(e, '-');
-    if (ends.size() > 2 || !parse_u64(ends[0], &a) || !parse_u64(ends.back(), &b) || b < a)
-      return *error = "entry \"" + e + "\": want a GPU index, a range N-M (N <= M) or NODE:LOCAL_GPU", false;
-    if (b >= gpu_count)
-      return *error = "entry \"" + e + "\": GPU " + std::to_string(b) + " is not in the catalog (" +
-                      std::to_string(gpu_count) + " GPUs)",
+    if (a >= nodes.size())
+      return *error = "entry \"" + e + "\": node " + std::to_string(a) + " is not in the catalog (" +
+                      std::to_string(nodes.size()) + " nodes)",
              false;
-    for (std::uint64_t g = a; g <= b; ++g) {
-      if (gpus->size() > static_cast<std::size_t>(ranks)) break;
-      gpus->push_back(static_cast<std::int64_t>(g));
-    }
+    const std::uint64_t count = nodes[a].device_names.size();
+    const std::uint64_t first = item.kind == vpcat::GpuListItemKind::node_all ? 0 : item.first;
+    const std::uint64_t last = item.kind == vpcat::GpuListItemKind::node_all ? count - 1 : item.last;
+    if (count == 0 || last >= count)
+      return *error = "entry \"" + e + "\": node " + std::to_string(a) + " has " + std::to_string(count) + " GPUs",
+             false;
+    add(nodes[a].first_gpu + first, nodes[a].first_gpu + last);
   }
   if (gpus->size() != static_cast<std::size_t>(ranks))
     return *error = "names " + std::to_string(gpus->size()) + (gpus->size() > static_cast<std::size_t>(ranks) ? "+" : "") +

@@ -23,10 +23,6 @@ struct RankInfo {
   std::string visible_devices;  // its value
 };
 
-// Expand a hostlist expression ("gpu[01-04]", "a[1-2]b[1-2]", "n1,n2") into
-// names; false and *error on a malformed one.
-bool expand_hostlist(const std::string& expr, std::vector<std::string>* names, std::string* error);
-
 // Parse an explicit map ("0-7", "0,2,4", "1:3,0:0") for `ranks` ranks:
 // one global GPU per rank. false and *error (the entry that is wrong and why).
 bool parse_rank_map(const std::string& text, const std::vector<CatalogNode>& nodes, std::uint64_t gpu_count,

@@ -12,8 +12,10 @@
 #include <vector>
 
 #include "exec.hpp"
+#include "plan_mode.hpp"
 #include "rank_map.hpp"
 #include "vp/base/messages.hpp"
+#include "vpcat/hostlist.hpp"
 
 using vpcat_mpi::CatalogNode;
 using vpcat_mpi::RankInfo;
@@ -112,9 +114,9 @@ bool catalog_nodes(const vpcat_catalog* cat, std::vector<CatalogNode>* nodes, st
     vpcat_node_group group;
     if (vpcat_catalog_node_group(cat, g, &group) != VPCAT_OK) break;
     std::vector<std::string> names;
-    std::string error;
-    if (!vpcat_mpi::expand_hostlist(group.names ? group.names : "", &names, &error))
-      return *why = "catalog: node group " + std::to_string(g) + ": names \"" + group.names + "\": " + error, false;
+    vpcat::HostlistError error;
+    if (!vpcat::expand_hostlist(group.names ? group.names : "", &names, &error))
+      return *why = "catalog: node group " + std::to_string(g) + ": names \"" + group.names + "\": " + error.what, false;
     for (std::uint32_t k = 0; k < group.count && group.first_node + k < node_count; ++k)
       (*nodes)[group.first_node + k].name = k < names.size() ? names[k] : "";
   }
@@ -129,14 +131,6 @@ bool catalog_nodes(const vpcat_catalog* cat, std::vector<CatalogNode>* nodes, st
     }
   }
   return true;
-}
-
-// VPCAT_MPI_PLAN: every (or unset) or root; 0 for another value.
-int env_plan_mode() {
-  const char* v = std::getenv("VPCAT_MPI_PLAN");
-  if (!v || !*v || std::strcmp(v, "every") == 0) return VPCAT_MPI_PLAN_EVERY_RANK;
-  if (std::strcmp(v, "root") == 0) return VPCAT_MPI_PLAN_ROOT;
-  return 0;
 }
 
 // A string as rank 0 has it, on every rank.
@@ -349,12 +343,14 @@ int vpcat_mpi_init(const vpcat_catalog* catalog, MPI_Comm comm, const vpcat_mpi_
                      "vpcat_mpi_init: %s", !catalog ? "catalog is NULL" : comm == MPI_COMM_NULL ? "comm is MPI_COMM_NULL"
                                                                        : "options: wrong struct_size or strict > 1 (start from vpcat_mpi_options_default())"),
            VPCAT_MPI_E_INVALID_ARGUMENT;
-  const int mode = opt.plan_mode == VPCAT_MPI_PLAN_DEFAULT ? env_plan_mode() : static_cast<int>(opt.plan_mode);
+  static_assert(vpcat_mpi::kPlanEveryRank == VPCAT_MPI_PLAN_EVERY_RANK && vpcat_mpi::kPlanRoot == VPCAT_MPI_PLAN_ROOT,
+                "plan_mode.hpp and vpcat_mpi.h disagree");
+  const int mode = opt.plan_mode == VPCAT_MPI_PLAN_DEFAULT ? vpcat_mpi::parse_plan_mode(std::getenv("VPCAT_MPI_PLAN"))
+                                                            : static_cast<int>(opt.plan_mode);
   if (mode != VPCAT_MPI_PLAN_EVERY_RANK && mode != VPCAT_MPI_PLAN_ROOT)
-    return set_error(err, VPCAT_MPI_E_INVALID_ARGUMENT, "vpcat_mpi_init: %s",
-                     opt.plan_mode == VPCAT_MPI_PLAN_DEFAULT
-                         ? "VPCAT_MPI_PLAN: want every (every rank plans) or root (rank 0 plans and broadcasts)"
-                         : "options.plan_mode: not a VPCAT_MPI_PLAN_* value"),
+    return set_error(err, VPCAT_MPI_E_INVALID_ARGUMENT, "vpcat_mpi_init: %s: %s",
+                     opt.plan_mode == VPCAT_MPI_PLAN_DEFAULT ? "VPCAT_MPI_PLAN" : "options.plan_mode",
+                     opt.plan_mode == VPCAT_MPI_PLAN_DEFAULT ? vpcat_mpi::kPlanModeValues : "not a VPCAT_MPI_PLAN_* value"),
            VPCAT_MPI_E_INVALID_ARGUMENT;
   // A NIC loopback is a route this executor cannot force: MPI chooses its
   // own transport between ranks of one host (docs/planner.md "NIC loopback").

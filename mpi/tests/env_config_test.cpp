@@ -7,6 +7,7 @@
 #include <string>
 
 #include "../src/env_config.hpp"
+#include "../src/plan_mode.hpp"
 
 using namespace vpcat_mpi;
 
@@ -97,4 +98,25 @@ TEST_CASE("a bad value names its variable and what it wants") {
   CHECK(error_of("VPCAT_REPLAY", "on") == "VPCAT_REPLAY=\"on\": want 0 (search every step) or 1 (replay stored patterns)");
   CHECK(error_of("VPCAT_INIT", "now") == "VPCAT_INIT=\"now\": want eager (at MPI_Init) or lazy (at the first call)");
   CHECK(error_of("VPCAT_DEBUG_RANKS", "1") == "VPCAT_DEBUG_RANKS=\"1\": want 0 (rank 0 speaks) or all (every rank)");
+}
+
+// VPCAT_MPI_PLAN has one parser (plan_mode.hpp) for the interposer and the
+// library's vpcat_mpi_init; the library's copy was case-sensitive.
+TEST_CASE("VPCAT_MPI_PLAN: every or root in any case, unset or empty is every") {
+  CHECK(parse_plan_mode(nullptr) == kPlanEveryRank);
+  CHECK(parse_plan_mode("") == kPlanEveryRank);
+  CHECK(parse_plan_mode("every") == kPlanEveryRank);
+  CHECK(parse_plan_mode("Every") == kPlanEveryRank);
+  CHECK(parse_plan_mode("root") == kPlanRoot);
+  CHECK(parse_plan_mode("ROOT") == kPlanRoot);
+  CHECK(parse_plan_mode("roo") == 0);
+  CHECK(parse_plan_mode("rooot") == 0);
+  CHECK(parse_plan_mode("root ") == 0);
+  CHECK(parse_plan_mode("every_rank") == 0);
+  EnvConfig c;
+  std::string error;
+  Env e;
+  e.vars = {{"VPCAT_MPI_PLAN", "Root"}};
+  REQUIRE(read_env_config(e.get(), &c, &error));
+  CHECK(c.plan_mode == kPlanRoot);
 }

@@ -1,5 +1,5 @@
-// The rank -> GPU mapping without MPI: hostlists, explicit maps, host names
-// with local ranks and visible-device variables, and their error messages.
+// The rank -> GPU mapping without MPI: explicit maps, host names (host lists:
+// runtime_hostlist_test.cpp) with local ranks and visible-device variables, and their error messages.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
@@ -19,19 +19,6 @@ std::vector<CatalogNode> two_nodes() {  // gpu01, gpu02: 4 GPUs each, cuda0..3
 }
 }  // namespace
 
-TEST_CASE("hostlist: ranges, padding, products, lists") {
-  std::vector<std::string> names;
-  std::string error;
-  REQUIRE(expand_hostlist("gpu[001-003,010]", &names, &error));
-  CHECK(names == std::vector<std::string>{"gpu001", "gpu002", "gpu003", "gpu010"});
-  REQUIRE(expand_hostlist("a[1-2]b[1-2],c", &names, &error));
-  CHECK(names == std::vector<std::string>{"a1b1", "a1b2", "a2b1", "a2b2", "c"});
-  CHECK_FALSE(expand_hostlist("gpu[3-1]", &names, &error));
-  CHECK(error == "\"gpu[3-1]\": bad range \"3-1\" (want N or N-M with N <= M)");
-  CHECK_FALSE(expand_hostlist("gpu[1-2", &names, &error));
-  CHECK(error == "\"gpu[1-2\": '[' without ']'");
-}
-
 TEST_CASE("explicit map: indexes, ranges, node:local, errors") {
   const auto nodes = two_nodes();
   std::vector<std::int64_t> g;
@@ -48,6 +35,19 @@ TEST_CASE("explicit map: indexes, ranges, node:local, errors") {
   CHECK(error == "entry \"2:0\": node 2 is not in the catalog (2 nodes)");
   CHECK_FALSE(parse_rank_map("x", nodes, 8, 1, &g, &error));
   CHECK(error == "entry \"x\": want a GPU index, a range N-M (N <= M) or NODE:LOCAL_GPU");
+  // The GPU-list grammar of --gpus (vpcat/gpu_list.hpp), NODE a node index.
+  REQUIRE(parse_rank_map("1:*,0:2-3", nodes, 8, 6, &g, &error));
+  CHECK(g == std::vector<std::int64_t>{4, 5, 6, 7, 2, 3});
+  CHECK_FALSE(parse_rank_map("1:0-4", nodes, 8, 5, &g, &error));
+  CHECK(error == "entry \"1:0-4\": node 1 has 4 GPUs");
+  CHECK_FALSE(parse_rank_map("gpu01:0", nodes, 8, 1, &g, &error));
+  CHECK(error == "entry \"gpu01:0\": want NODE:LOCAL_GPU, NODE:A-B or NODE:* with NODE a node index");
+  CHECK_FALSE(parse_rank_map("0:0000:17:00.0", nodes, 8, 1, &g, &error));
+  CHECK(error == "entry \"0:0000:17:00.0\": want NODE:LOCAL_GPU, NODE:A-B or NODE:* with NODE a node index");
+  CHECK_FALSE(parse_rank_map("0:0-1;1:0", nodes, 8, 1, &g, &error));
+  CHECK(error == "entry \"0:0-1;1:0\": want NODE:LOCAL_GPU, NODE:A-B or NODE:* with NODE a node index");
+  CHECK_FALSE(parse_rank_map("0,,1", nodes, 8, 2, &g, &error));
+  CHECK(error == "entry \"\": want a GPU index, a range N-M (N <= M) or NODE:LOCAL_GPU");
 }
 
 TEST_CASE("by host: local ranks in communicator order, short names") {

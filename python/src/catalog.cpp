@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 
 #include "errors.hpp"
+#include "vpcat/hostlist.hpp"
 
 namespace py = pybind11;
 using namespace pybind11::literals;
@@ -41,59 +42,6 @@ std::unique_ptr<Catalog> Catalog::from_bytes(const std::uint8_t* data, std::size
   return c;
 }
 
-// The verifier checked the syntax and the count (bad_host_list), so this
-// parses without error paths.
-std::vector<std::string> expand_hostlist(std::string_view s) {
-  std::vector<std::string> out;
-  std::size_t at = 0;
-  while (at <= s.size()) {
-    // One item: literal runs and bracket groups up to a ',' outside brackets.
-    std::vector<std::string> names{""};
-    while (at < s.size() && s[at] != ',') {
-      if (s[at] != '[') {
-        const std::size_t start = at;
-        while (at < s.size() && s[at] != ',' && s[at] != '[') ++at;
-        for (std::string& n : names) n.append(s.substr(start, at - start));
-        continue;
-      }
-      ++at;  // '['
-      std::vector<std::string> numbers;
-      while (true) {
-        const std::size_t lo_at = at;
-        while (at < s.size() && s[at] >= '0' && s[at] <= '9') ++at;
-        const std::string_view lo_text = s.substr(lo_at, at - lo_at);
-        unsigned long long lo = std::stoull(std::string(lo_text)), hi = lo;
-        if (at < s.size() && s[at] == '-') {
-          const std::size_t hi_at = ++at;
-          while (at < s.size() && s[at] >= '0' && s[at] <= '9') ++at;
-          hi = std::stoull(std::string(s.substr(hi_at, at - hi_at)));
-        }
-        for (unsigned long long v = lo;; ++v) {
-          std::string digits = std::to_string(v);
-          if (digits.size() < lo_text.size()) digits.insert(0, lo_text.size() - digits.size(), '0');
-          numbers.push_back(std::move(digits));
-          if (v == hi) break;
-        }
-        if (at < s.size() && s[at] == ',') {
-          ++at;
-          continue;
-        }
-        break;
-      }
-      ++at;  // ']'
-      std::vector<std::string> product;
-      product.reserve(names.size() * numbers.size());
-      for (const std::string& n : names)
-        for (const std::string& v : numbers) product.push_back(n + v);
-      names = std::move(product);
-    }
-    for (std::string& n : names) out.push_back(std::move(n));
-    if (at >= s.size()) break;
-    ++at;  // ','
-  }
-  return out;
-}
-
 namespace {
 
 // The limits given as keywords (None: the default).
@@ -105,15 +53,6 @@ vpcat::VerifyOptions verify_options(const py::object& max_file_size, const py::o
   if (!max_nodes.is_none()) o.max_nodes = max_nodes.cast<std::uint32_t>();
   if (!max_tree_depth.is_none()) o.max_tree_depth = max_tree_depth.cast<std::uint32_t>();
   return o;
-}
-
-const char* fabric_kind_name(vpcat::FabricKind k) {
-  switch (k) {
-    case vpcat::FabricKind::single_switch: return "single_switch";
-    case vpcat::FabricKind::rail: return "rail";
-    case vpcat::FabricKind::leaf_spine: return "leaf_spine";
-    default: return "none";
-  }
 }
 
 std::string str(std::string_view v) { return std::string(v); }
@@ -166,8 +105,13 @@ valid catalog. Read-only afterwards: any number of threads may share one.)")
           "node_names",
           [](const Catalog& c) {
             std::vector<std::string> names;
-            for (std::uint32_t g = 0; g < c.view().node_group_count(); ++g)
-              for (std::string& n : expand_hostlist(c.view().node_group(g).names)) names.push_back(std::move(n));
+            for (std::uint32_t g = 0; g < c.view().node_group_count(); ++g) {
+              const vpcat::NodeGroupView group = c.view().node_group(g);
+              vpcat::HostlistError e;  // the verifier checked syntax and count (bad_host_list)
+              if (!vpcat::expand_hostlist(group.names, &names, &e, group.count))
+                throw py::value_error("catalog: node group " + std::to_string(g) + ": names \"" +
+                                      std::string(group.names) + "\": " + e.what);
+            }
             return names;
           },
           "Host names of the nodes, in node order (the node groups' host lists expanded).")
@@ -227,7 +171,7 @@ valid catalog. Read-only afterwards: any number of threads may share one.)")
           "fabric",
           [](const Catalog& c) {
             const vpcat::FabricView f = c.view().fabric();
-            return py::dict("kind"_a = fabric_kind_name(f.kind), "switches"_a = f.switches, "spine"_a = f.spine,
+            return py::dict("kind"_a = str(vpcat::to_string(f.kind)), "switches"_a = f.switches, "spine"_a = f.spine,
                             "leaf_size"_a = f.leaf_size, "oversubscription"_a = f.oversubscription);
           },
           "The fabric: kind ('none', 'single_switch', 'rail', 'leaf_spine'), switches, spine, leaf_size, oversubscription.")

@@ -39,9 +39,6 @@ class Catalog {
   const vpcat::CatalogView* view_ = nullptr;
 };
 
-// Host names of a hostlist expression (SPEC.md §6.8), already verified.
-std::vector<std::string> expand_hostlist(std::string_view expression);
-
 void register_catalog(pybind11::module_& m);
 
 }  // namespace vpcat_python

@@ -10,6 +10,7 @@
 
 #include "catalog.hpp"
 #include "rank_map.hpp"
+#include "vpcat/hostlist.hpp"
 #include "vpcat/catalog_view.hpp"
 
 namespace py = pybind11;
@@ -25,10 +26,10 @@ std::vector<vpcat_mpi::CatalogNode> nodes_of(const vpcat::CatalogView& v) {
   for (std::uint32_t g = 0; g < v.node_group_count(); ++g) {
     const vpcat::NodeGroupView group = v.node_group(g);
     std::vector<std::string> names;
-    std::string error;
+    vpcat::HostlistError error;
     const std::string expr(group.names);
-    if (!vpcat_mpi::expand_hostlist(expr, &names, &error))
-      throw py::value_error("catalog: node group " + std::to_string(g) + ": names \"" + expr + "\": " + error);
+    if (!vpcat::expand_hostlist(expr, &names, &error))
+      throw py::value_error("catalog: node group " + std::to_string(g) + ": names \"" + expr + "\": " + error.what);
     for (std::uint32_t k = 0; k < group.count && group.first_node + k < nodes.size(); ++k)
       nodes[group.first_node + k].name = k < names.size() ? names[k] : "";
   }

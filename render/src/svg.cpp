@@ -5,62 +5,23 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <set>
 #include <vector>
+
+#include "vpcat/utf8.hpp"
 
 namespace vp::render {
 
 namespace {
 
-// Length of the valid UTF-8 sequence starting at s[i] (1..4), or 0 if the
-// bytes there are not valid UTF-8 (overlong, surrogate, truncated, > U+10FFFF).
+// Length of the valid UTF-8 sequence at s[i] (1..4; vpcat/utf8.hpp), 0 when
+// the bytes there are not valid UTF-8.
 std::size_t utf8_length(std::string_view s, std::size_t i) {
-  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
-  const unsigned char c = b(0);
-  if (c < 0x80) return 1;
-  std::size_t n = 0;
-  std::uint32_t cp = 0;
-  if ((c & 0xE0) == 0xC0) n = 2, cp = c & 0x1Fu;
-  else if ((c & 0xF0) == 0xE0) n = 3, cp = c & 0x0Fu;
-  else if ((c & 0xF8) == 0xF0) n = 4, cp = c & 0x07u;
-  else return 0;
-  if (i + n > s.size()) return 0;
-  for (std::size_t k = 1; k < n; ++k) {
-    if ((b(k) & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (b(k) & 0x3Fu);
-  }
-  static constexpr std::array<std::uint32_t, 5> kMin{0, 0, 0x80, 0x800, 0x10000};
-  if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || cp == 0xFFFE || cp == 0xFFFF) return 0;
-  return n;
+  return vpcat::utf8_sequence(reinterpret_cast<const std::uint8_t*>(s.data()) + i, s.size() - i);
 }
-
-constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 
 }  // namespace
-
-std::string escape_xml(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size();) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    const std::size_t n = utf8_length(s, i);
-    if (n == 0 || (c < 0x20 && c != '\t' && c != '\n' && c != '\r')) {
-      out += kReplacement;
-      ++i;
-      continue;
-    }
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out.append(s.substr(i, n));
-    }
-    i += n;
-  }
-  return out;
-}
 
 std::string escape_dot(std::string_view s) {
   std::string out;

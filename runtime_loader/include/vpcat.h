@@ -344,9 +344,11 @@ VPCAT_API vpcat_status vpcat_catalog_gpu(const vpcat_catalog* cat, uint64_t gpu,
 /* The node a global GPU belongs to. */
 VPCAT_API vpcat_status vpcat_catalog_node_of_gpu(const vpcat_catalog* cat, uint64_t gpu, uint32_t* node);
 /* The global GPU of node `node` whose PCI bus id is `bus_id`. Bus ids are
- * compared as numbers (domain:bus:device.function, hexadecimal, any case,
- * any domain width: "00000000:17:00.0" as NVML prints it matches
- * "0000:17:00.0"), or as strings when either does not parse.
+ * compared as numbers ([domain:]bus:device[.function], hexadecimal, any
+ * case, 1 to 8 / 2 / 2 / 1 digits, a device of at most 1f and a function of
+ * at most 7; a missing domain or function is 0: "00000000:17:00.0" as NVML
+ * prints it matches "0000:17:00.0"), or as strings when either does not
+ * parse (C++: vpcat::same_pci_bus_id, vpcat/pci_bus_id.hpp).
  * VPCAT_E_NOT_FOUND when no GPU of the node has it. */
 VPCAT_API vpcat_status vpcat_catalog_gpu_by_bus_id(const vpcat_catalog* cat, uint32_t node, const char* bus_id,
                                                    uint64_t* gpu);

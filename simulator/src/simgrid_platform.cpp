@@ -7,27 +7,13 @@
 #include <vector>
 
 #include "baseline_common.hpp"
+#include "vp/base/xml.hpp"
 #include "vp/topology/routes.hpp"
 #include "vp/base/errors.hpp"
 
 namespace vp::sim {
 
 namespace {
-
-std::string xml_attr(const std::string& s) {
-  std::string out;
-  for (const char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 // Bytes per second of `gbps` (GB/s = 1e9 bytes/s), exact to print.
 std::string bandwidth(double gbps) { return fmt::format("{}Bps", gbps * 1e9); }
@@ -98,7 +84,7 @@ std::string simgrid_platform_xml(const Topology& t, const SimgridPlatformOptions
   x += fmt::format("    <prop id=\"vp_model\" value=\"{}\"/>\n", model ? "calibrated" : "ideal");
   for (std::size_t g = 0; g < n; ++g) {
     x += fmt::format("    <host id=\"{}\" speed=\"1Gf\">\n      <prop id=\"vp_gpu\" value=\"{}\"/>\n    </host>\n",
-                     xml_attr(host_name(t, t.gpus[g])), g);
+                     escape_xml(host_name(t, t.gpus[g])), g);
   }
   for (std::size_t g = 0; g < n; ++g)
     x += fmt::format("    <link id=\"lat{}\" bandwidth=\"1e15Bps\" latency=\"{}us\" sharing_policy=\"FATPIPE\"/>\n", g,
@@ -112,7 +98,7 @@ std::string simgrid_platform_xml(const Topology& t, const SimgridPlatformOptions
     const double chunk = model ? chunk_factor(*model, r.gbps * 1e3) : 1.0;
     const bool lossy = model && (slope > 0 || floor < 1 || chunk < 1);
     x += fmt::format("    <link id=\"{}\" bandwidth=\"{}\" latency=\"0us\" sharing_policy=\"SHARED\">\n", r.id, bandwidth(r.gbps));
-    x += fmt::format("      <prop id=\"vp_path\" value=\"{}\"/>\n", xml_attr(r.path));
+    x += fmt::format("      <prop id=\"vp_path\" value=\"{}\"/>\n", escape_xml(r.path));
     if (lossy) {
       x += fmt::format("      <prop id=\"vp_slope\" value=\"{}\"/>\n", slope);
       x += fmt::format("      <prop id=\"vp_floor\" value=\"{}\"/>\n", floor);
@@ -126,7 +112,7 @@ std::string simgrid_platform_xml(const Topology& t, const SimgridPlatformOptions
       if (s == d) continue;
       const Route& route = routes[s * n + d];
       x += fmt::format("    <route src=\"{}\" dst=\"{}\" symmetrical=\"NO\"><link_ctn id=\"lat{}\"/>",
-                       xml_attr(host_name(t, t.gpus[s])), xml_attr(host_name(t, t.gpus[d])), s);
+                       escape_xml(host_name(t, t.gpus[s])), escape_xml(host_name(t, t.gpus[d])), s);
       for (LinkId l : route.links) x += fmt::format("<link_ctn id=\"{}\"/>", res[l].id);
       for (ComponentId c : route.forwarders) x += fmt::format("<link_ctn id=\"{}\"/>", res[t.links.size() + c].id);
       x += "</route>\n";

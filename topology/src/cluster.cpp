@@ -10,6 +10,7 @@
 #include <map>
 
 #include "vp/topology/errors.hpp"
+#include "vpcat/hostlist.hpp"
 
 namespace vp {
 
@@ -42,104 +43,6 @@ std::string node_type_violation(const std::string& name, const Topology& node) {
 }
 
 namespace {
-
-// ---------------------------------------------------------------------------
-// Host lists: "gpu[001-004,010]", "a[1-2]b[1-2]", "n1,n2"
-
-bool is_host_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '.' || c == '_';
-}
-
-class HostlistParser {
- public:
-  HostlistParser(std::string_view expr, const std::string& origin) : s_(expr), origin_(origin) {}
-
-  std::vector<std::string> parse() {
-    std::vector<std::string> names;
-    do {
-      std::vector<std::string> item = parse_item();
-      if (item.size() > kMaxHosts - names.size()) fail(fmt::format("more than {} host names", kMaxHosts));
-      names.insert(names.end(), item.begin(), item.end());
-    } while (eat(','));
-    return names;
-  }
-
- private:
-  [[noreturn]] void fail(const std::string& what) const {
-    throw InputError(origin_, 0, fmt::format("host list \"{}\": {}", s_, what));
-  }
-  [[noreturn]] void fail_here(const std::string& what) const { fail(fmt::format("{} at column {}", what, pos_ + 1)); }
-  [[noreturn]] void fail_unclosed() const { fail(fmt::format("unclosed '[' at column {}", open_ + 1)); }
-  bool eat(char c) {
-    if (pos_ < s_.size() && s_[pos_] == c) return ++pos_, true;
-    return false;
-  }
-
-  // Literal text and bracket groups up to a top-level ',' or the end; the
-  // cartesian product of the groups, leftmost varying slowest.
-  std::vector<std::string> parse_item() {
-    std::vector<std::string> names{""};
-    const std::size_t start = pos_;
-    while (pos_ < s_.size() && s_[pos_] != ',') {
-      std::vector<std::string> choices;
-      if (eat('[')) {
-        choices = parse_group();
-      } else if (is_host_char(s_[pos_])) {
-        choices.emplace_back(1, s_[pos_++]);
-      } else {
-        fail_here(fmt::format("unexpected '{}'", s_[pos_]));
-      }
-      if (choices.size() > 1 && names.size() > kMaxHosts / choices.size())
-        fail(fmt::format("more than {} host names", kMaxHosts));
-      std::vector<std::string> next;
-      next.reserve(names.size() * choices.size());
-      for (const std::string& prefix : names)
-        for (const std::string& choice : choices) next.push_back(prefix + choice);
-      names = std::move(next);
-    }
-    if (pos_ == start) fail_here("empty host name");
-    return names;
-  }
-
-  // After '[': ranges separated by ',' up to ']'.
-  std::vector<std::string> parse_group() {
-    open_ = pos_ - 1;
-    std::vector<std::string> out;
-    do {
-      parse_range(out);
-      if (out.size() > kMaxHosts) fail(fmt::format("more than {} host names", kMaxHosts));
-    } while (eat(','));
-    if (eat(']')) return out;
-    if (pos_ == s_.size()) fail_unclosed();
-    fail_here(fmt::format("unexpected '{}' in a range", s_[pos_]));
-  }
-
-  // "7" or "001-032": numbers padded to the width of the first bound.
-  void parse_range(std::vector<std::string>& out) {
-    std::string lo = digits(), hi = lo;
-    if (eat('-')) hi = digits();
-    std::uint64_t a = std::stoull(lo), b = std::stoull(hi);
-    if (a > b) fail(fmt::format("decreasing range {}-{}", lo, hi));
-    if (b - a >= kMaxHosts) fail(fmt::format("more than {} host names", kMaxHosts));
-    for (std::uint64_t v = a; v <= b; ++v) out.push_back(fmt::format("{:0{}}", v, lo.size()));
-  }
-
-  std::string digits() {
-    const std::size_t start = pos_;
-    while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
-    if (pos_ == start) {
-      if (pos_ == s_.size()) fail_unclosed();
-      fail_here(fmt::format("expected a number, got '{}'", s_[pos_]));
-    }
-    if (pos_ - start > 18) fail(fmt::format("number {} is too long", s_.substr(start, pos_ - start)));
-    return std::string(s_.substr(start, pos_ - start));
-  }
-
-  std::string_view s_;
-  const std::string& origin_;
-  std::size_t pos_ = 0;
-  std::size_t open_ = 0;  // the '[' of the group being parsed
-};
 
 // ---------------------------------------------------------------------------
 // Checks shared by the description loader and expand_cluster()
@@ -319,12 +222,13 @@ class FabricBuilder {
 
 }  // namespace
 
-bool is_host_name(std::string_view name) {
-  return !name.empty() && std::all_of(name.begin(), name.end(), is_host_char);
-}
-
+// The runtime's parser (vpcat/hostlist.hpp); its error as bad input of `origin`.
 std::vector<std::string> expand_hostlist(std::string_view expr, const std::string& origin) {
-  return HostlistParser(expr, origin).parse();
+  std::vector<std::string> names;
+  vpcat::HostlistError e;
+  if (!vpcat::expand_hostlist(expr, &names, &e, kMaxHosts))
+    throw InputError(origin, 0, fmt::format("host list \"{}\": {}", expr, e.what));
+  return names;
 }
 
 ClusterSpec cluster_from_shortcut(const Topology& node_type, std::uint32_t count, FabricKind kind,

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -11,35 +10,9 @@
 #include <tuple>
 
 #include "vp/topology/errors.hpp"
-#include "vpcat/detail/utf8.hpp"
+#include "vpcat/utf8.hpp"
 
 namespace vp {
-
-namespace {
-
-constexpr std::array<std::string_view, kComponentKinds> kKindNames{"cpu", "host_bridge", "pcie_switch",
-                                                                  "gpu", "nic",         "net_switch"};
-constexpr std::array<std::string_view, 3> kLinkKindNames{"pcie", "inter_socket", "network"};
-constexpr std::array<std::string_view, 4> kFabricNames{"none", "single_switch", "rail", "leaf_spine"};
-
-template <typename Enum, std::size_t N>
-std::optional<Enum> parse_enum(const std::array<std::string_view, N>& names, std::string_view s) {
-  for (std::size_t i = 0; i < N; ++i) {
-    if (names[i] == s) return static_cast<Enum>(i);
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
-std::string_view to_string(ComponentKind k) { return kKindNames[static_cast<std::size_t>(k)]; }
-std::optional<ComponentKind> parse_component_kind(std::string_view s) {
-  return parse_enum<ComponentKind>(kKindNames, s);
-}
-std::string_view to_string(LinkKind k) { return kLinkKindNames[static_cast<std::size_t>(k)]; }
-std::optional<LinkKind> parse_link_kind(std::string_view s) { return parse_enum<LinkKind>(kLinkKindNames, s); }
-std::string_view to_string(FabricKind k) { return kFabricNames[static_cast<std::size_t>(k)]; }
-std::optional<FabricKind> parse_fabric_kind(std::string_view s) { return parse_enum<FabricKind>(kFabricNames, s); }
 
 ComponentId Topology::add_component(ComponentKind kind, std::int32_t node) {
   Component c;
@@ -117,7 +90,7 @@ bool valid_parent_kind(ComponentKind child, ComponentKind parent) {
 // be written as JSON.
 std::size_t bad_text_at(std::string_view s) {
   const auto* p = reinterpret_cast<const std::uint8_t*>(s.data());
-  const std::size_t invalid = vpcat::detail::utf8_invalid_at(p, s.size());
+  const std::size_t invalid = vpcat::utf8_invalid_at(p, s.size());
   for (std::size_t i = 0; i < invalid; ++i)  // control characters are ASCII: never inside a sequence
     if (p[i] < 0x20 || p[i] == 0x7f) return i;
   return invalid == s.size() ? std::string_view::npos : invalid;

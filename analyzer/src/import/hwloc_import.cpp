@@ -54,13 +54,13 @@
 #include <unistd.h>
 
 #include "hwloc_backend.hpp"
-#include "pci_address.hpp"
 #include "pci_classify.hpp"
 #include "vp/base/errors.hpp"
 #include "vp/base/input_file.hpp"
 #include "vp/import/import.hpp"
 #include "vp/topology/cluster.hpp"
 #include "vp/topology/errors.hpp"
+#include "vpcat/pci_bus_id.hpp"
 
 namespace vp {
 
@@ -237,12 +237,12 @@ std::string bus_id(hwloc_obj_t o) {
   return fmt::format("{:04x}:{:02x}:{:02x}.{:x}", p.domain, p.bus, p.dev, p.func);
 }
 
-// Every PCI function's address must be one (pci_address.hpp): hwloc's XML
+// Every PCI function's address must be one (vpcat/pci_bus_id.hpp): hwloc's XML
 // reader keeps whatever device and function numbers pci_busid="..." states,
 // and the catalog and the JSON topology carry the address as text.
 void check_pci_addresses(hwloc_topology_t topo, const std::string& where) {
   auto check = [&](hwloc_obj_t o) {
-    if (!pci::valid_device_function(pci_of(o).dev, pci_of(o).func))
+    if (vpcat::PciBusId id; !vpcat::parse_pci_bus_id(bus_id(o), id))
       throw InputError(where, 0,
                        fmt::format("PCI object (gp_index {}): pci_busid \"{}\" is not a PCI address (device 00-1f, "
                                    "function 0-7)",

@@ -27,13 +27,13 @@
 #include <span>
 #include <variant>
 
-#include "pci_address.hpp"
 #include "vp/base/json_document.hpp"
 #include "vp/base/json_field.hpp"
 #include "vp/import/import.hpp"
 #include "vp/topology/cluster.hpp"
 #include "vp/topology/errors.hpp"
 #include "vp/topology/routes.hpp"
+#include "vpcat/pci_bus_id.hpp"
 
 namespace vp {
 
@@ -127,10 +127,11 @@ std::uint32_t read_hex(const Value& v, std::size_t max_digits) {
 }
 
 // "0000:17:00.0" (a 4- to 8-digit domain, device 00-1f, function 0-7:
-// pci_address.hpp); returned in lower case.
+// vpcat/pci_bus_id.hpp's exact form); returned in lower case.
 std::string read_bus_id(const Value& v) {
   std::string s = v.text();
-  bool ok = pci::is_address(s);
+  vpcat::PciBusId id;
+  const bool ok = vpcat::parse_pci_bus_id(s, id);
   if (!ok) v.fail(fmt::format("must be a PCI address such as \"0000:17:00.0\", got {}", describe(v.json())));
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;

@@ -16,6 +16,7 @@
 #include "vp/base/json_document.hpp"
 #include "vp/topology/errors.hpp"
 #include "vp/topology/routes.hpp"
+#include "vpcat/pci_bus_id.hpp"
 
 namespace vp {
 
@@ -27,14 +28,14 @@ std::string bus_id(unsigned long domain, unsigned long bus, unsigned long device
   return fmt::format("{:04x}:{:02x}:{:02x}.0", domain, bus, device);
 }
 
-// (domain, bus, device) of a bus id "DOMAIN:BB:DD.F"; nullopt if malformed.
+// (domain, bus, device) of a bus id, "0000:17:00" as nvbandwidth prints it or
+// "0000:17:00.0" (vpcat/pci_bus_id.hpp's loose form; the function is not
+// compared: CUDA names a device); nullopt if malformed.
 std::optional<std::tuple<unsigned long, unsigned long, unsigned long>> split_bus_id(const std::string& id) {
-  unsigned long d = 0, b = 0, v = 0;
-  char c1 = 0, c2 = 0;
-  std::istringstream in(id);
-  in >> std::hex >> d >> c1 >> b >> c2 >> v;
-  if (!in || c1 != ':' || c2 != ':') return std::nullopt;
-  return std::make_tuple(d, b, v);
+  vpcat::PciBusId b;
+  if (!vpcat::parse_pci_bus_id(id, b, vpcat::PciBusIdForm::loose)) return std::nullopt;
+  return std::make_tuple(static_cast<unsigned long>(b.domain), static_cast<unsigned long>(b.bus),
+                         static_cast<unsigned long>(b.device));
 }
 
 // A finite positive figure from text ("276.07"); nullopt otherwise.

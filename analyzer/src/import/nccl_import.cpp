@@ -15,10 +15,10 @@
 #include <optional>
 #include <pugixml.hpp>
 
-#include "pci_address.hpp"
 #include "pci_classify.hpp"
 #include "vp/import/import.hpp"
 #include "vp/topology/errors.hpp"
+#include "vpcat/pci_bus_id.hpp"
 
 namespace vp {
 
@@ -187,7 +187,7 @@ class Reader {
     d.line = line(pci);
     d.bus_id = lower(pci.attribute("busid").value());
     if (d.bus_id.empty()) fail(pci, "<pci> without busid");
-    if (!pci::is_address(d.bus_id))
+    if (vpcat::PciBusId id; !vpcat::parse_pci_bus_id(d.bus_id, id))
       fail(pci, fmt::format("busid \"{}\" is not a PCI address (DDDD:BB:DD.F, device 00-1f, function 0-7)", d.bus_id));
     d.pci_class = hex_attr(pci, "class", 24);
     d.vendor = static_cast<std::uint16_t>(hex_attr(pci, "vendor", 16));

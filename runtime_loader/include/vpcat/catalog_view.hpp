@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "vpcat/detail/records.hpp"
 #include "vpcat/layout.hpp"
 #include "vpcat/status.hpp"
 #include "vpcat/verify.hpp"

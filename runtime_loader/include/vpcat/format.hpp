@@ -15,6 +15,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string_view>
 
 #include "vpcat/version.hpp"
 
@@ -43,10 +45,45 @@ enum class ComponentKind : std::uint8_t { cpu = 0, host_bridge = 1, pcie_switch 
 enum class LinkKind : std::uint8_t { pcie = 0, inter_socket = 1, network = 2 };
 enum class FabricKind : std::uint8_t { none = 0, single_switch = 1, rail = 2, leaf_spine = 3 };
 
+// The kinds' names, the words of the JSON mirror and `vp-analyze topology
+// --json`; "unknown" for a value outside the enumeration. The one set of kind
+// enums and names: the tools' topology model and catalog use these
+// (vp::ComponentKind, vp::catalog::Kind, ... are aliases).
+namespace detail {
+inline constexpr const char* kComponentKindNames[] = {"cpu", "host_bridge", "pcie_switch", "gpu", "nic", "net_switch"};
+inline constexpr const char* kLinkKindNames[] = {"pcie", "inter_socket", "network"};
+inline constexpr const char* kFabricKindNames[] = {"none", "single_switch", "rail", "leaf_spine"};
+
+template <class Enum, std::size_t N>
+std::optional<Enum> parse_kind_name(const char* const (&names)[N], std::string_view s) noexcept {
+  for (std::size_t i = 0; i < N; ++i)
+    if (s == names[i]) return static_cast<Enum>(i);
+  return std::nullopt;
+}
+}  // namespace detail
+
 // "cpu", "host_bridge", "pcie_switch", "gpu", "nic", "net_switch"; "unknown" otherwise.
 inline const char* component_kind_name(std::uint8_t kind) noexcept {
-  static const char* const names[] = {"cpu", "host_bridge", "pcie_switch", "gpu", "nic", "net_switch"};
-  return kind < 6 ? names[kind] : "unknown";
+  return kind < 6 ? detail::kComponentKindNames[kind] : "unknown";
+}
+inline std::string_view to_string(ComponentKind k) noexcept { return component_kind_name(static_cast<std::uint8_t>(k)); }
+inline std::string_view to_string(LinkKind k) noexcept {
+  const auto i = static_cast<std::uint8_t>(k);
+  return i < 3 ? detail::kLinkKindNames[i] : "unknown";
+}
+inline std::string_view to_string(FabricKind k) noexcept {
+  const auto i = static_cast<std::uint8_t>(k);
+  return i < 4 ? detail::kFabricKindNames[i] : "unknown";
+}
+// The kind named `s` (exactly, as to_string() writes it); nullopt otherwise.
+inline std::optional<ComponentKind> parse_component_kind(std::string_view s) noexcept {
+  return detail::parse_kind_name<ComponentKind>(detail::kComponentKindNames, s);
+}
+inline std::optional<LinkKind> parse_link_kind(std::string_view s) noexcept {
+  return detail::parse_kind_name<LinkKind>(detail::kLinkKindNames, s);
+}
+inline std::optional<FabricKind> parse_fabric_kind(std::string_view s) noexcept {
+  return detail::parse_kind_name<FabricKind>(detail::kFabricKindNames, s);
 }
 
 // Pattern roles (i32), per local GPU index g: kIdle, a local GPU index

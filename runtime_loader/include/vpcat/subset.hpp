@@ -21,7 +21,7 @@
 #include <cstdint>
 
 #include "vpcat/catalog_view.hpp"
-#include "vpcat/planner/buffer.hpp"
+#include "vpcat/planner/detail/buffer.hpp"
 #include "vpcat/planner/status.hpp"
 
 namespace vpcat {

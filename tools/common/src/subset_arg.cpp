@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
 #include <cstdint>
 #include <map>
 #include <string_view>
@@ -10,6 +9,8 @@
 
 #include "vp/base/errors.hpp"
 #include "vp/topology/cluster.hpp"
+#include "vpcat/gpu_list.hpp"
+#include "vpcat/pci_bus_id.hpp"
 
 namespace vp::cli {
 namespace {
@@ -26,30 +27,9 @@ std::map<std::string, std::uint32_t, std::less<>> node_names(const vpcat::Catalo
   return out;
 }
 
-bool number(std::string_view s, std::uint64_t& v) {
-  if (s.empty()) return false;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  return ec == std::errc() && end == s.data() + s.size();
-}
-
-// "A" or "A-B" into [first, last]; false when malformed.
-bool range(std::string_view s, std::uint64_t& first, std::uint64_t& last) {
-  const std::size_t dash = s.find('-');
-  if (dash == std::string_view::npos) return number(s, first) && (last = first, true);
-  return number(s.substr(0, dash), first) && number(s.substr(dash + 1), last) && first <= last;
-}
-
-std::vector<std::string_view> split(std::string_view s) {
-  std::vector<std::string_view> out;
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    const std::size_t comma = s.find(',', start);
-    const std::size_t end = comma == std::string_view::npos ? s.size() : comma;
-    out.push_back(s.substr(start, end - start));
-    if (comma == std::string_view::npos) break;
-    start = comma + 1;
-  }
-  return out;
+// "a:0-3;b:*" is one item: say how items are separated.
+std::string_view separator_hint(std::string_view item) {
+  return item.find_first_of("; ") != std::string_view::npos ? " (items are separated by ',')" : "";
 }
 
 }  // namespace
@@ -79,36 +59,40 @@ void parse_subset(const vpcat::CatalogView& cat, const std::string& gpus, const 
       for (std::uint32_t g = 0; g < count; ++g) list.push_back(n.first_gpu + g);
     }
   } else {
-    for (std::string_view item : split(gpus)) {
-      if (item.empty()) throw UsageError(fmt::format("--gpus '{}': an empty item", gpus));
-      const std::size_t colon = item.find(':');
-      std::uint64_t first = 0, last = 0;
-      if (colon == std::string_view::npos) {
-        if (!range(item, first, last))
-          throw UsageError(fmt::format("--gpus '{}': not a GPU index or range (A or A-B)", item));
-        if (last >= cat.gpu_count())
-          throw UsageError(fmt::format("--gpus '{}': GPU {}, the catalog has {}", item, last, cat.gpu_count()));
-        for (std::uint64_t g = first; g <= last; ++g) list.push_back(g);
+    std::size_t at = 0;
+    std::string_view text;
+    while (vpcat::next_gpu_list_item(gpus, &at, &text)) {
+      vpcat::GpuListItem item;
+      switch (vpcat::parse_gpu_list_item(text, &item)) {
+        case vpcat::GpuListError::none: break;
+        case vpcat::GpuListError::empty_item: throw UsageError(fmt::format("--gpus '{}': an empty item", gpus));
+        case vpcat::GpuListError::bad_range:
+          throw UsageError(fmt::format("--gpus '{}': not a GPU index or range (A or A-B){}", text, separator_hint(text)));
+        case vpcat::GpuListError::bad_node:
+        case vpcat::GpuListError::bad_spec:
+          throw UsageError(fmt::format("--gpus '{}': not NODE:A, NODE:A-B, NODE:* or NODE:BUS-ID{}", text,
+                                       separator_hint(text)));
+      }
+      if (item.kind == vpcat::GpuListItemKind::gpus) {
+        if (item.last >= cat.gpu_count())
+          throw UsageError(fmt::format("--gpus '{}': GPU {}, the catalog has {}", text, item.last, cat.gpu_count()));
+        for (std::uint64_t g = item.first; g <= item.last; ++g) list.push_back(g);
         continue;
       }
-      const vpcat::NodeRef n = cat.node(node_named(item.substr(0, colon), "--gpus", item));
+      const vpcat::NodeRef n = cat.node(node_named(item.node, "--gpus", text));
       const vpcat::NodeTypeView t = cat.node_type(n.node_type);
-      const std::string_view spec = item.substr(colon + 1);
-      if (spec.find(':') != std::string_view::npos || spec.find('.') != std::string_view::npos) {  // a bus id
+      if (item.kind == vpcat::GpuListItemKind::node_bus_id) {
         std::uint32_t g = 0;
-        while (g < t.gpu_count() && t.component(t.gpu(g)).pci_bus_id() != spec) ++g;
+        while (g < t.gpu_count() && !vpcat::same_pci_bus_id(t.component(t.gpu(g)).pci_bus_id(), item.spec)) ++g;
         if (g == t.gpu_count())
-          throw UsageError(fmt::format("--gpus '{}': node type {} has no GPU at bus id {}", item, t.name(), spec));
+          throw UsageError(fmt::format("--gpus '{}': node type {} has no GPU at bus id {}", text, t.name(), item.spec));
         list.push_back(n.first_gpu + g);
         continue;
       }
-      if (spec == "*") {
-        first = 0, last = t.gpu_count() - 1;
-      } else if (!range(spec, first, last)) {
-        throw UsageError(fmt::format("--gpus '{}': not NODE:A, NODE:A-B, NODE:* or NODE:BUS-ID", item));
-      }
+      std::uint64_t first = item.first, last = item.last;
+      if (item.kind == vpcat::GpuListItemKind::node_all) first = 0, last = t.gpu_count() - 1;
       if (last >= t.gpu_count())
-        throw UsageError(fmt::format("--gpus '{}': local GPU {}, the node has {}", item, last, t.gpu_count()));
+        throw UsageError(fmt::format("--gpus '{}': local GPU {}, the node has {}", text, last, t.gpu_count()));
       for (std::uint64_t g = first; g <= last; ++g) list.push_back(n.first_gpu + g);
     }
   }

@@ -21,12 +21,15 @@
 #include <string>
 #include <vector>
 
+#include "vpcat/format.hpp"
+
 namespace vp::catalog {
 
-// Kinds mirror vp::ComponentKind / vp::LinkKind / vp::FabricKind numerically.
-enum class Kind : std::uint8_t { cpu = 0, host_bridge = 1, pcie_switch = 2, gpu = 3, nic = 4, net_switch = 5 };
-enum class LinkKind : std::uint8_t { pcie = 0, inter_socket = 1, network = 2 };
-enum class FabricKind : std::uint8_t { none = 0, single_switch = 1, rail = 2, leaf_spine = 3 };
+// The runtime's kinds (vpcat/format.hpp), the one set: vp::ComponentKind,
+// vp::LinkKind and vp::FabricKind are the same types.
+using Kind = vpcat::ComponentKind;
+using LinkKind = vpcat::LinkKind;
+using FabricKind = vpcat::FabricKind;
 
 inline constexpr std::uint32_t kNone = 0xFFFFFFFFu;
 

@@ -11,12 +11,11 @@
 
 namespace vp::catalog {
 
-std::string_view to_string(Kind k);        // "cpu", "host_bridge", "pcie_switch", "gpu", "nic", "net_switch"
-std::string_view to_string(LinkKind k);    // "pcie", "inter_socket", "network"
-std::string_view to_string(FabricKind k);  // "none", "single_switch", "rail", "leaf_spine"
-std::optional<Kind> parse_kind(std::string_view s);
-std::optional<LinkKind> parse_link_kind(std::string_view s);
-std::optional<FabricKind> parse_fabric_kind(std::string_view s);
+// The kinds' names: the runtime's (vpcat/format.hpp), one set for every layer.
+using vpcat::parse_component_kind;  // "cpu", "host_bridge", "pcie_switch", "gpu", "nic", "net_switch"
+using vpcat::parse_fabric_kind;     // "none", "single_switch", "rail", "leaf_spine"
+using vpcat::parse_link_kind;       // "pcie", "inter_socket", "network"
+using vpcat::to_string;
 
 // A pattern role as text: "idle", "gpu3", "nic0"; "role 77" for an invalid code.
 std::string role_text(std::int32_t role);

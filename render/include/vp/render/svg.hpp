@@ -1,24 +1,21 @@
 // The primitives every picture shares: XML and DOT escaping, an SVG
 // document builder, the palettes (orbits, route classes) and a text-width
 // estimate for layout. Every text that comes from input (names, models, host
-// names) goes through escape_xml() or escape_dot(): names are untrusted.
+// names) goes through escape_xml() (vp/base/xml.hpp) or escape_dot(): names
+// are untrusted.
 #pragma once
 
 #include <cstddef>
 #include <string>
 #include <string_view>
 
+#include "vp/base/xml.hpp"
 #include "vp/topology/routes.hpp"
 
 namespace vp::render {
 
-// Text for XML character data and attribute values: & < > " ' escaped, and
-// every byte XML 1.0 forbids (C0 controls but tab, newline, return; bytes of
-// invalid UTF-8) replaced by U+FFFD, so the document stays well-formed.
-std::string escape_xml(std::string_view s);
-
 // Text inside a DOT double-quoted string: " and \ escaped, newlines as \n,
-// other controls and invalid UTF-8 dropped as in escape_xml.
+// other controls and invalid UTF-8 (vpcat/utf8.hpp) dropped.
 std::string escape_dot(std::string_view s);
 
 // Estimated width in px of `s` in a sans-serif font of `size_px` (a fixed

@@ -1,6 +1,6 @@
 // The one formatter of the runtime's error messages, "where: what (why)",
 // used by vpcat::Status (reader), vpcat::PlanStatus (planner) and the C
-// API's own failures (src/vpcat_c.cpp):
+// API's own failures (src/c_common.cpp):
 //
 //   section 'patterns' at offset 0x1a0: count exceeds the section size (count 4294967295, ...)
 //

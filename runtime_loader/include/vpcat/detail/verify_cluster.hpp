@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "vpcat/detail/verify_context.hpp"
+#include "vpcat/hostlist.hpp"
 
 namespace vpcat {
 inline namespace v0_1 {
@@ -49,69 +50,11 @@ class ClusterVerifier {
     return {};
   }
 
-  // How many host names a hostlist expression expands to (SPEC.md §6.8):
-  // items separated by ',', each a product of literal host characters
-  // (ASCII letters, digits, '-', '.', '_') and bracket groups of ranges
-  // "7" or "001-032" separated by ','. Returns false on a syntax error;
-  // counts above 2^32 are reported as 2^32.
-  static bool hostlist_count(std::string_view s, std::uint64_t& total) noexcept {
-    constexpr std::uint64_t kCap = std::uint64_t{1} << 32;
-    auto host_char = [](char ch) {
-      return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-' ||
-             ch == '.' || ch == '_';
-    };
-    auto number = [&](std::size_t& at, std::uint64_t& v) {
-      const std::size_t start = at;
-      v = 0;
-      for (; at < s.size() && s[at] >= '0' && s[at] <= '9'; ++at) {
-        const auto d = static_cast<std::uint64_t>(s[at] - '0');
-        if (v > (~std::uint64_t{0} - d) / 10u) return false;  // above 2^64: refused, as the analyzer does
-        v = v * 10u + d;
-      }
-      return at > start;
-    };
-    std::size_t at = 0;
-    total = 0;
-    while (true) {
-      std::uint64_t item = 1;
-      const std::size_t start = at;
-      while (at < s.size() && s[at] != ',') {
-        if (s[at] == '[') {
-          ++at;
-          std::uint64_t group = 0;
-          while (true) {
-            std::uint64_t lo = 0, hi = 0;
-            if (!number(at, lo)) return false;
-            hi = lo;
-            if (at < s.size() && s[at] == '-' && !number(++at, hi)) return false;
-            if (lo > hi) return false;
-            group = hi - lo >= kCap || group + (hi - lo + 1) > kCap ? kCap : group + (hi - lo + 1);
-            if (at < s.size() && s[at] == ',') {
-              ++at;
-              continue;
-            }
-            break;
-          }
-          if (at >= s.size() || s[at] != ']') return false;
-          ++at;
-          item = item * group > kCap ? kCap : item * group;  // both <= 2^32: no overflow
-        } else if (host_char(s[at])) {
-          ++at;
-        } else {
-          return false;
-        }
-      }
-      if (at == start) return false;  // an empty host name
-      total = total + item > kCap ? kCap : total + item;
-      if (at == s.size()) return true;
-      ++at;  // ','
-    }
-  }
-
   Status host_names(std::uint32_t g, std::uint32_t count) const noexcept {
     const std::string_view names = string_at(c_.data, c_.layout, groups_.u32(g, node_group::names));
+    // Counts above 2^32 are reported as 2^32 ("or more").
     std::uint64_t n = 0;
-    if (!hostlist_count(names, n))
+    if (!count_hostlist(names, (std::uint64_t{1} << 32) - 1, &n, nullptr))
       return Status::in_section(Error::bad_host_list, groups_.type, groups_.at(g, node_group::names),
                                 "node group %lu: names is not a host list expression", ul(g));
     if (n != count)

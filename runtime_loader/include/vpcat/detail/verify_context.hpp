@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "vpcat/detail/records.hpp"
 #include "vpcat/layout.hpp"
 #include "vpcat/options.hpp"
 #include "vpcat/status.hpp"

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "vpcat/detail/verify_context.hpp"
+#include "vpcat/pci_bus_id.hpp"
 
 namespace vpcat {
 inline namespace v0_1 {
@@ -198,21 +199,13 @@ class NodeTypeVerifier {
   }
 
   // Empty, or DOMAIN:BB:DD.F in lower-case hexadecimal: a 4- to 8-digit
-  // domain, 2-digit bus and device, 1-digit function (what the importers write).
+  // domain, 2-digit bus and device (at most 1f), 1-digit function (at most
+  // 7), what the importers write (vpcat/pci_bus_id.hpp).
   Status bus_id(std::uint32_t i) const noexcept {
     const std::string_view v = string_at(c_.data, c_.layout, comps_.u32(i, component::pci_bus_id));
-    if (v.empty()) return {};
-    auto hex = [](char ch) { return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'); };
-    const std::size_t colon = v.find(':');
-    bool ok = colon != std::string_view::npos && colon >= 4 && colon <= 8 && v.size() == colon + 8 &&
-              v[colon + 3] == ':' && v[colon + 6] == '.';
-    for (std::size_t k = 0; ok && k < v.size(); ++k)
-      ok = k == colon || k == colon + 3 || k == colon + 6 || hex(v[k]);
-    if (!ok)
-      return Status::in_section(Error::bad_bus_id, comps_.type, comps_.at(i, component::pci_bus_id),
-                                "component %lu: pci_bus_id is not empty and not dddd:bb:dd.f (lower-case hex)",
-                                ul(i));
-    return {};
+    if (v.empty() || is_canonical_pci_bus_id(v)) return {};
+    return Status::in_section(Error::bad_bus_id, comps_.type, comps_.at(i, component::pci_bus_id),
+                              "component %lu: pci_bus_id is not empty and not dddd:bb:dd.f (lower-case hex)", ul(i));
   }
 
   Status components() const noexcept {

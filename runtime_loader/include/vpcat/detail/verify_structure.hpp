@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include "vpcat/crc32c.hpp"
-#include "vpcat/detail/utf8.hpp"
+#include "vpcat/utf8.hpp"
 #include "vpcat/detail/verify_context.hpp"
 
 namespace vpcat {

@@ -41,7 +41,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "vpcat/planner/buffer.hpp"
+#include "vpcat/planner/detail/buffer.hpp"
 #include "vpcat/planner/machine_model.hpp"
 #include "vpcat/version.hpp"
 

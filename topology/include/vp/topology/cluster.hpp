@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "vp/topology/topology.hpp"
+#include "vpcat/hostlist.hpp"
 
 namespace vp {
 
@@ -69,14 +70,15 @@ std::string node_type_violation(const std::string& name, const Topology& node);
 // The most host names a host list or a cluster expands to.
 inline constexpr std::size_t kMaxHosts = 1'000'000;
 
-// Expand "gpu[001-004,010]" / "a[1-2]b[1-2]" / "n1,n2" into host names.
+// Expand "gpu[001-004,010]" / "a[1-2]b[1-2]" / "n1,n2" into host names (the
+// runtime's grammar and parser, vpcat/hostlist.hpp, SPEC.md §6.8).
 // Throws InputError(origin, 0, reason) on malformed ranges or more than
 // 1,000,000 names.
 std::vector<std::string> expand_hostlist(std::string_view expr, const std::string& origin);
 
 // Whether `name` is a host name as host lists and catalogs take them: not
-// empty, letters, digits, '-', '.' and '_' only.
-bool is_host_name(std::string_view name);
+// empty, letters, digits, '-', '.' and '_' only (vpcat/hostlist.hpp).
+using vpcat::is_host_name;
 
 // The command-line shortcut: `count` nodes of `node_type`, named node0..,
 // on a fabric of `kind` (leaf_size / oversubscription for leaf_spine).

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "vp/topology/capacity.hpp"
+#include "vpcat/format.hpp"
 
 namespace vp {
 
@@ -37,16 +38,15 @@ inline constexpr std::uint32_t kNone = 0xFFFFFFFFu;
 // deeper trees as bad input, before the writer would.
 inline constexpr std::uint32_t kMaxTreeDepth = 32;
 
+// The kinds are the runtime's (vpcat/format.hpp), the one set of the project
+// (vp::catalog::Kind is the same type), with their names and parsers.
 // Order matters: it is the canonical ordering of kinds.
-enum class ComponentKind : unsigned char { cpu, host_bridge, pcie_switch, gpu, nic, net_switch };
+using ComponentKind = vpcat::ComponentKind;  // cpu, host_bridge, pcie_switch, gpu, nic, net_switch
 inline constexpr int kComponentKinds = 6;
-
-std::string_view to_string(ComponentKind k);  // "cpu", "host_bridge", "pcie_switch", "gpu", "nic", "net_switch"
-std::optional<ComponentKind> parse_component_kind(std::string_view s);
-
-enum class LinkKind : unsigned char { pcie, inter_socket, network };
-std::string_view to_string(LinkKind k);  // "pcie", "inter_socket", "network"
-std::optional<LinkKind> parse_link_kind(std::string_view s);
+using LinkKind = vpcat::LinkKind;  // pcie, inter_socket, network
+using vpcat::parse_component_kind;
+using vpcat::parse_link_kind;
+using vpcat::to_string;  // "cpu", "pcie", "leaf_spine", ...
 
 struct Component {
   ComponentId id = kNone;
@@ -105,9 +105,8 @@ struct NodeInfo {
   friend bool operator==(const NodeInfo&, const NodeInfo&) = default;
 };
 
-enum class FabricKind : unsigned char { none, single_switch, rail, leaf_spine };
-std::string_view to_string(FabricKind k);  // "none", "single_switch", "rail", "leaf_spine"
-std::optional<FabricKind> parse_fabric_kind(std::string_view s);
+using FabricKind = vpcat::FabricKind;  // none, single_switch, rail, leaf_spine (vpcat/format.hpp)
+using vpcat::parse_fabric_kind;
 
 // The fabric as described; the switches and links it implies are components
 // and links of the Topology (see cluster.hpp, expand_cluster()).

@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "vpcat/planner/cluster_model.hpp"
+#include "vpcat/planner/detail/cluster_model.hpp"
 #include "vpcat/planner/detail/flow.hpp"
 #include "vpcat/planner/detail/node_matching.hpp"
 

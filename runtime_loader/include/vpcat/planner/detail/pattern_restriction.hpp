@@ -34,7 +34,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "vpcat/planner/buffer.hpp"
+#include "vpcat/planner/detail/buffer.hpp"
 #include "vpcat/planner/detail/flow.hpp"
 #include "vpcat/planner/detail/perm_group.hpp"
 

@@ -31,8 +31,8 @@
 
 #include "vpcat/catalog_view.hpp"
 #include "vpcat/format.hpp"
-#include "vpcat/planner/buffer.hpp"
-#include "vpcat/planner/cluster_model.hpp"
+#include "vpcat/planner/detail/buffer.hpp"
+#include "vpcat/planner/detail/cluster_model.hpp"
 #include "vpcat/planner/detail/stored_patterns.hpp"
 
 namespace vpcat {

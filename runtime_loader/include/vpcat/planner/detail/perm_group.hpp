@@ -15,7 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "vpcat/planner/buffer.hpp"
+#include "vpcat/planner/detail/buffer.hpp"
 
 namespace vpcat {
 inline namespace v0_1 {

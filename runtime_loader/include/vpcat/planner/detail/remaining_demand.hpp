@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "vpcat/planner/buffer.hpp"
-#include "vpcat/planner/cluster_model.hpp"
+#include "vpcat/planner/detail/buffer.hpp"
+#include "vpcat/planner/detail/cluster_model.hpp"
 #include "vpcat/planner/demand.hpp"
 #include "vpcat/planner/demand_check.hpp"
 #include "vpcat/planner/detail/flow.hpp"

@@ -49,8 +49,8 @@
 #include <cstdint>
 #include <limits>
 
-#include "vpcat/planner/buffer.hpp"
-#include "vpcat/planner/cluster_model.hpp"
+#include "vpcat/planner/detail/buffer.hpp"
+#include "vpcat/planner/detail/cluster_model.hpp"
 #include "vpcat/planner/detail/flow.hpp"
 #include "vpcat/planner/detail/node_matchings.hpp"
 #include "vpcat/planner/detail/pattern_table.hpp"

@@ -15,8 +15,8 @@
 #include <cstdint>
 #include <limits>
 
-#include "vpcat/planner/buffer.hpp"
-#include "vpcat/planner/cluster_model.hpp"
+#include "vpcat/planner/detail/buffer.hpp"
+#include "vpcat/planner/detail/cluster_model.hpp"
 #include "vpcat/planner/machine_model.hpp"
 #include "vpcat/planner/plan.hpp"
 

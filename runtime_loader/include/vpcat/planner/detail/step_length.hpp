@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "vpcat/planner/buffer.hpp"
+#include "vpcat/planner/detail/buffer.hpp"
 #include "vpcat/planner/detail/flow.hpp"
 #include "vpcat/planner/detail/remaining_demand.hpp"
 #include "vpcat/planner/plan.hpp"

@@ -12,7 +12,7 @@
 
 #include "vpcat/catalog_view.hpp"
 #include "vpcat/format.hpp"
-#include "vpcat/planner/buffer.hpp"
+#include "vpcat/planner/detail/buffer.hpp"
 #include "vpcat/planner/detail/pattern_restriction.hpp"
 #include "vpcat/planner/detail/subset_layout.hpp"
 

@@ -18,12 +18,12 @@
 #include <cstdint>
 #include <limits>
 
-#include "vpcat/planner/buffer.hpp"
-#include "vpcat/planner/cluster_model.hpp"
+#include "vpcat/planner/detail/buffer.hpp"
+#include "vpcat/planner/detail/cluster_model.hpp"
 #include "vpcat/planner/detail/resources.hpp"
-#include "vpcat/planner/estimator.hpp"
+#include "vpcat/planner/detail/estimator.hpp"
 #include "vpcat/planner/plan.hpp"
-#include "vpcat/planner/shared_step.hpp"
+#include "vpcat/planner/detail/shared_step.hpp"
 #include "vpcat/planner/status.hpp"
 
 namespace vpcat {

@@ -37,7 +37,7 @@
 #include <string_view>
 
 #include "vpcat/catalog_view.hpp"
-#include "vpcat/planner/buffer.hpp"
+#include "vpcat/planner/detail/buffer.hpp"
 #include "vpcat/planner/detail/stored_patterns.hpp"
 #include "vpcat/planner/detail/subset_layout.hpp"
 #include "vpcat/planner/plan.hpp"

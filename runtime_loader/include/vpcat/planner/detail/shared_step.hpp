@@ -25,10 +25,10 @@
 #include <limits>
 #include <utility>
 
-#include "vpcat/planner/buffer.hpp"
-#include "vpcat/planner/cluster_model.hpp"
+#include "vpcat/planner/detail/buffer.hpp"
+#include "vpcat/planner/detail/cluster_model.hpp"
 #include "vpcat/planner/detail/resources.hpp"
-#include "vpcat/planner/estimator.hpp"
+#include "vpcat/planner/detail/estimator.hpp"
 #include "vpcat/planner/plan.hpp"
 #include "vpcat/planner/status.hpp"
 

@@ -23,15 +23,15 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "vpcat/planner/buffer.hpp"
-#include "vpcat/planner/cluster_model.hpp"
+#include "vpcat/planner/detail/buffer.hpp"
+#include "vpcat/planner/detail/cluster_model.hpp"
 #include "vpcat/planner/detail/bounds.hpp"
 #include "vpcat/planner/detail/flow.hpp"
 #include "vpcat/planner/detail/local_mapping.hpp"
 #include "vpcat/planner/detail/replay.hpp"
 #include "vpcat/planner/detail/step_length.hpp"
 #include "vpcat/planner/plan.hpp"
-#include "vpcat/planner/shared_step.hpp"
+#include "vpcat/planner/detail/shared_step.hpp"
 #include "vpcat/planner/status.hpp"
 
 namespace vpcat {

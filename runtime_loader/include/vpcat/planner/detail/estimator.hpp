@@ -25,8 +25,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "vpcat/planner/buffer.hpp"
-#include "vpcat/planner/cluster_model.hpp"
+#include "vpcat/planner/detail/buffer.hpp"
+#include "vpcat/planner/detail/cluster_model.hpp"
 #include "vpcat/planner/detail/resources.hpp"
 #include "vpcat/planner/plan.hpp"
 
