@@ -5,7 +5,10 @@
 # 2. no C or C++ file outside runtime_loader/ includes a header of a detail/
 #    folder of the runtime or names vpcat::detail: tools, libraries, the MPI
 #    executor, the Python binding, benchmarks and tests use the public
-#    headers only. One white-box test is allowed below, with its reason.
+#    headers only. One white-box test is allowed below, with its reason;
+# 3. no public header defines a class or struct in namespace detail: every
+#    detail class lives under a detail/ folder (small detail functions and
+#    tables beside the public code they serve may stay).
 # The target vp_runtime_headers (tests/CMakeLists.txt) compiles each public
 # header alone.
 #
@@ -68,6 +71,28 @@ foreach(file IN LISTS sources)
   foreach(hit IN LISTS hits)
     string(STRIP "${hit}" hit)
     string(APPEND problems "${file}: reaches the runtime's internals: ${hit}\n")
+  endforeach()
+endforeach()
+
+# ---- 3. every detail class under detail/ --------------------------------------------------
+foreach(header IN LISTS public)
+  file(READ "${include_dir}/${header}" text)
+  # A list of lines: no ';' may split one, no '[' or ']' may join two.
+  string(REPLACE ";" "," text "${text}")
+  string(REPLACE "[" "(" text "${text}")
+  string(REPLACE "]" ")" text "${text}")
+  string(REPLACE "\n" ";" lines "${text}")
+  set(in_detail OFF)
+  set(line_no 0)
+  foreach(line IN LISTS lines)
+    math(EXPR line_no "${line_no} + 1")
+    if(line MATCHES "^namespace detail {")
+      set(in_detail ON)
+    elseif(line MATCHES "^}  // namespace detail")
+      set(in_detail OFF)
+    elseif(in_detail AND line MATCHES "^(template <.*> *)?(class|struct) [A-Za-z_][A-Za-z_0-9]*( final)?( :.*)? *{?$")
+      string(APPEND problems "${header}:${line_no}: a detail class in a public header (move it under detail/): ${line}\n")
+    endif()
   endforeach()
 endforeach()
 
