@@ -117,3 +117,28 @@ TEST_CASE("p2pmark's single reader: every other GPU sends to it") {
   CHECK(d.at(2, 2) == 0.0);
   CHECK_THROWS_AS(incast_demand(4, 4, 1.0), vp::UsageError);
 }
+
+TEST_CASE("MoE dispatch with a steep Zipf exponent ends: each token goes to the most popular experts") {
+  // Past an exponent of a few hundred every weight but the first underflows
+  // to zero, and a token needs 8 distinct experts: redrawing alone would
+  // never end. The draw then takes the most popular experts left, the limit
+  // of the distribution, so every token reaches the same GPUs.
+  for (double exponent : {1e3, 1e308}) {  // 1e3: only ranks 1 and 2 keep a weight; 1e308: rank 1
+    CAPTURE(exponent);
+    MoeOptions o = small_moe(exponent);
+    Demand d = moe_dispatch_demand(16, o);
+    const double token = 2048.0 * 2;
+    // The GPUs of the 8 most popular experts: every token of every sender
+    // goes there (a sender keeps its own share).
+    std::vector<char> hot(16, 0);
+    std::size_t hot_count = 0;
+    for (std::size_t s = 0; s < 16; ++s)
+      for (std::size_t r = 0; r < 16; ++r)
+        if (d.at(s, r) > 0 && !hot[r]) hot[r] = 1, ++hot_count;
+    CHECK(hot_count >= 1);
+    CHECK(hot_count <= 8);
+    for (std::size_t s = 0; s < 16; ++s)
+      for (std::size_t r = 0; r < 16; ++r)
+        CHECK(d.at(s, r) == (hot[r] && r != s ? 512 * token : 0.0));
+  }
+}
