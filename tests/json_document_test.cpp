@@ -7,24 +7,12 @@
 #include "vp/base/errors.hpp"
 #include "vp/base/json_document.hpp"
 
+#include "input_error.hpp"
+
 using vp::InputError;
+using vp::test::message_of;
 using vp::json::Document;
 using vp::json::Path;
-
-namespace {
-
-// The message of the InputError that `f` throws ("" when none).
-template <typename F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-}  // namespace
 
 TEST_CASE("json document: a syntax error names line and column, shows the line and a caret") {
   const std::string m = message_of([] { Document("f.json", "{\n  \"a\": [1, 2,]\n}\n"); });

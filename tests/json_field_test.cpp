@@ -10,21 +10,13 @@
 #include "vp/base/json_document.hpp"
 #include "vp/base/json_field.hpp"
 
-using vp::InputError;
+#include "input_error.hpp"
+
+using vp::test::message_of;
 using vp::json::Document;
 using vp::json::Field;
 
 namespace {
-
-template <typename F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 const char* const kText = "{\"name\": \"a\",\n \"size\": 4,\n \"rates\": [1.5, \"x\", -2],\n \"on\": true}\n";
 
