@@ -41,6 +41,11 @@ packages=(
   python3-torch
   # SimGrid 3.32 (smpicxx, smpirun, libsimgrid, simgrid.pc): the second judge, SMPI (smpi/, docs/smpi.md, ctest smpi_alltoallv).
   libsimgrid-dev
+  # Test only: PyYAML parses the exported topology.yaml, Kubernetes labels and Volcano objects (ctest catalog_export_yaml).
+  python3-yaml
+  # Test only: Slurm's node daemon reads the exported gres.conf (`slurmd -G`, ctest catalog_export_slurm);
+  # it is installed, not started.
+  slurmd
   # Test only: rsvg-convert renders the pictures to PNG in ctest's render_png (tests/render_png.sh).
   librsvg2-bin
   # Packaging (cpack -G DEB: file for its dpkg-shlibdeps step) and the man page and completion test.

@@ -3,14 +3,18 @@
 # prints the GRES configuration it parsed from slurm.conf and gres.conf, and
 # must list the node's 8 GPUs with the Links= the file gives, in order.
 #   check_export_slurm.sh VP_ANALYZE VP_CATALOG FIXTURES_DIR
-# Exit 77 (skipped) where slurmd is not installed (Debian: slurmd). The
+# Exit 77 (skipped) where slurmd is not installed (Debian: slurmd), except
+# under CI (CI set), where scripts/install-deps.sh installs it: there a
+# missing slurmd fails. The
 # device files are symbolic links to /dev/null in a temporary folder (slurmd
 # wants character devices, distinct by name).
 set -euo pipefail
 analyze=$1 catalog_tool=$2 fixtures=$3
 slurmd=$(command -v slurmd || echo /usr/sbin/slurmd)
 if [ ! -x "$slurmd" ]; then
-  echo "check_export_slurm.sh: skipped: no slurmd (Debian: apt-get install slurmd)"
+  msg="no slurmd (Debian: apt-get install slurmd; scripts/install-deps.sh installs it)"
+  if [ -n "${CI:-}" ]; then echo "check_export_slurm.sh: FAILED under CI: $msg" >&2; exit 1; fi
+  echo "check_export_slurm.sh: skipped: $msg"
   exit 77
 fi
 dir=$(mktemp -d)

@@ -3,20 +3,28 @@
 
 usage: check_export_yaml.py VP_ANALYZE VP_CATALOG FIXTURES_DIR   (exit 0: all good, 77: no PyYAML)
 
+PyYAML is Debian's python3-yaml, which scripts/install-deps.sh installs: under
+CI (CI set) a missing PyYAML fails instead of skipping.
+
 Catalogs are written by vp-analyze from the platform fixtures: one node, one
 switch, rails, leaf/spine. slurm-topology must be a list of one topology whose
 tree names every node exactly once under a leaf; k8s-labels a Kueue Topology
 then one Node per host with string labels; volcano HyperNodes whose tier-1
 members are every node exactly once.
 """
+import os
 import subprocess
 import sys
 import tempfile
 
 try:
     import yaml
-except ImportError as e:  # the project adds no dependency for this check
-    print(f"check_export_yaml.py: skipped: cannot import yaml ({e})")
+except ImportError as e:
+    if os.environ.get("CI"):
+        print(f"check_export_yaml.py: FAILED under CI: cannot import yaml ({e}); "
+              "scripts/install-deps.sh installs python3-yaml", file=sys.stderr)
+        sys.exit(1)
+    print(f"check_export_yaml.py: skipped: cannot import yaml ({e}) (Debian: python3-yaml)")
     sys.exit(77)
 
 CASES = [("--input", "platforms/pcie-gen4-2s4sw8g.json"),
