@@ -12,7 +12,11 @@
 // with one warm-up exchange, so that the program's first call costs what
 // a later one does; another communicator gets its context at its first
 // MPI_Alltoall(v) (a collective call, so every rank creates it together),
-// kept as an MPI attribute and freed with the communicator. A catalog that
+// kept as an MPI attribute and freed with the communicator. VPCAT_CATALOG
+// and VPCAT_RANK_MAP are read again for each new context (rank 0's), and
+// the catalog file opened again when its name or identity changed, so a
+// shrunk or grown communicator, or a grown catalog installed while the job
+// runs, is taken without a restart (refresh_catalog). A catalog that
 // does not fit a communicator makes its calls pass through to
 // PMPI_Alltoallv, said once on stderr by rank 0 and counted in the
 // statistics; with VPCAT_STRICT=1 those calls fail instead (MPI_ERR_OTHER
