@@ -17,15 +17,34 @@ Same meaning and argument order as torch.distributed.all_to_all_single
    relayed through another rank is staged there and forwarded in a later step.
 
 Where the catalog does not fit the group (no VPCAT_CATALOG, more ranks than
-GPUs, a host not in the catalog, a planner error) the call runs on torch's
-own all_to_all_single instead (an isend/irecv fan-out where the backend has
-none), said once per group by a warning on its rank 0; with VPCAT_STRICT=1
-(rank 0's value) every rank raises RuntimeError instead. docs/engines.md.
+GPUs, a host not in the catalog, a bad VPCAT_* value, a planner error) the
+call runs on torch's own all_to_all_single instead (an isend/irecv fan-out
+where the backend has none), said once per group by a warning on its rank 0;
+with VPCAT_STRICT=1 (rank 0's value) every rank raises RuntimeError instead.
+
+Settings are the MPI interposer's variables, read by its own parser (the
+binding's vpcat._env_settings; docs/mpi.md "Settings"): VPCAT_DEBUG,
+VPCAT_DEBUG_RANKS, VPCAT_STRICT and the planner's options (VPCAT_LATENCY_US,
+VPCAT_MAX_STEPS, ...), the values of the group's rank 0, read when a group is
+first used. VPCAT_DEBUG=INFO prints, in the interposer's words, the settings
+(once per process), the catalog (when a process opens one) and each group's
+rank-to-GPU map.
+
+A new membership (a group of torch.distributed.new_group, a default group
+after destroy_process_group and init_process_group) is set up at its first
+call: VPCAT_CATALOG, VPCAT_RANK_MAP and the settings are read again then, and
+the catalog file is opened again when its name or the file (device, inode,
+size, modification time) changed, so running processes take a catalog grown
+by `vp-catalog resize` without re-analysis and without a restart.
+docs/engines.md "Rescaling without restart".
 
 Loaded by `vpcat.torch` (the compiled module imports it on first use only).
 """
 import os
 import socket
+import sys
+import threading
+import time
 import warnings
 from collections import OrderedDict, deque
 
@@ -35,7 +54,7 @@ import torch.distributed as dist
 
 import vpcat as _vpcat
 
-__all__ = ["all_to_all_single", "set_plan_options", "stats", "Step", "resolve", "run_steps"]
+__all__ = ["all_to_all_single", "set_plan_options", "stats", "release", "Step", "resolve", "run_steps"]
 
 _VISIBLE_VARS = ("CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES")
 # An offset for tags, so that ours never match an application's messages.
@@ -225,6 +244,68 @@ class _Stats:
                     fallback_reason=self.fallback_reason)
 
 
+_LEVELS = {"NONE": 0, "WARN": 1, "INFO": 2}
+
+
+def _say(settings, level, rank, text):
+    """One line in the MPI interposer's shape (mpi/src/pmpi_log.cpp):
+    host:pid:tid [rank] VPCAT LEVEL what; filtered by VPCAT_DEBUG and
+    VPCAT_DEBUG_RANKS."""
+    if _LEVELS[level] > _LEVELS[settings["debug"]] or (rank != 0 and not settings["debug_all_ranks"]):
+        return
+    sys.stderr.write("%s:%d:%d [%d] VPCAT %s %s\n" % (socket.gethostname(), os.getpid(), threading.get_native_id(),
+                                                     rank, level, text))
+    sys.stderr.flush()
+
+
+def _file_identity(path):
+    """What says a catalog file changed: device, inode, size, modification time."""
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        return "stat: %s" % e.strerror
+    return "%d:%d:%d:%d" % (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+class _Process:
+    """What this process keeps across groups: the catalog it last opened
+    (and from which name and file identity), whether the settings were said."""
+
+    def __init__(self):
+        self.catalog_key = None
+        self.catalog = None
+        self.catalog_error = None
+        self.settings_said = False
+
+
+_process = _Process()
+
+
+def _open_catalog(key, settings, rank):
+    """The catalog of `key` (path, identity: rank 0's), opened again when the
+    key changed since this process last opened one; (catalog, None) or (None, why)."""
+    p = _process
+    if key != p.catalog_key:
+        replacing = p.catalog_key is not None
+        p.catalog_key, p.catalog, p.catalog_error = key, None, None
+        t0 = time.perf_counter()
+        try:
+            p.catalog = _vpcat.Catalog.open(key[0])
+        except (_vpcat.Error, OSError, ValueError) as e:
+            p.catalog_error = "%s: %s" % (key[0], e)
+        ms = (time.perf_counter() - t0) * 1e3
+        if p.catalog is not None:
+            c = p.catalog
+            names = ",".join(c.node_names)
+            if len(names) > 120:
+                names = names[:120] + "..."
+            args = ("new " if replacing else "", key[0]) + tuple(c.format_version) + tuple(c.writer_version) + \
+                (c.gpu_count, c.node_count, names, ms)
+            _say(settings, "INFO", rank, "%scatalog %s: format %d.%d, written by vpcat %d.%d.%d, %d GPUs on %d nodes "
+                 "(%s), opened and verified in %.1f ms" % args)
+    return p.catalog, p.catalog_error
+
+
 class _Context:
     def __init__(self, group):
         self.group = group
@@ -240,42 +321,63 @@ class _Context:
         self.cache = OrderedDict()  # counts matrix bytes -> _Resolved for this rank
         self.batched = hasattr(dist, "batch_isend_irecv")
         self.torch_alltoall = None  # whether the backend has all_to_all_single (fallback); None: untried
+        self.setup_ms = 0.0  # the new membership to its planner: gather, catalog, map, subset planner
         self._setup()
 
     def _setup(self):
-        # Every rank reports its host and visible devices, and its view of the
-        # catalog; rank 0's VPCAT_CATALOG and VPCAT_RANK_MAP count (as in libvpcat_mpi).
+        # Every rank reports its host and visible devices; rank 0's VPCAT_*
+        # variables and catalog file count (as in libvpcat_mpi and the interposer).
+        t0 = time.perf_counter()
         host = os.environ.get("VPCAT_HOSTNAME") or socket.gethostname()
         var, value = "", ""
         for v in _VISIBLE_VARS:
             if os.environ.get(v):
                 var, value = v, os.environ[v]
                 break
-        mine = (host, var, value, os.environ.get("VPCAT_CATALOG"), os.environ.get("VPCAT_RANK_MAP"),
-                os.environ.get("VPCAT_STRICT"))
+        env = None
+        key = None
+        if self.rank == 0:
+            env = {k: v for k, v in os.environ.items() if k.startswith("VPCAT_")}
+            path = env.get("VPCAT_CATALOG")
+            key = (path, _file_identity(path)) if path else None
+        mine = (host, var, value, env, key)
         infos = [None] * self.size
         dist.all_gather_object(infos, mine, group=self.group)
-        path, rank_map, strict = infos[0][3], infos[0][4], infos[0][5]
-        if strict not in (None, "", "0", "1"):
-            raise ValueError('vpcat.torch: VPCAT_STRICT="%s": want 0 or 1' % strict)
-        self.strict = strict == "1"
+        env, key = infos[0][3], infos[0][4]
+        settings = _vpcat._env_settings(env)
+        self.settings = settings
+        self.strict = settings["strict"]
+        if settings["error"] is None:
+            self.options = settings["plan"]
+            if not _process.settings_said:
+                _process.settings_said = True
+                plan_set = settings["plan_set"]
+                _say(settings, "INFO", self.rank, "settings: strict %d, plan mode every (every rank plans); plan "
+                     "options %s%s" % (1 if self.strict else 0, settings["plan_text"],
+                                       " (from %s)" % plan_set if plan_set else ""))
+        rank_map = env.get("VPCAT_RANK_MAP") or None
         reason = None
         gpus = None
-        if not path:
+        if settings["error"] is not None:
+            reason = settings["error"]
+        elif key is None:
             reason = "VPCAT_CATALOG is not set"
         else:
-            try:
-                cat = _vpcat.Catalog.open(path)
-                gpus = list(_vpcat._map_ranks(cat, [i[:3] for i in infos], rank_map))
-                held = sorted(gpus)
-                self.planner = _vpcat.Planner(cat, gpus=held)
-                index = {g: k for k, g in enumerate(held)}
-                self.planner_gpu = [index[g] for g in gpus]
-                self.rank_of_planner_gpu = [0] * self.size
-                for r, pg in enumerate(self.planner_gpu):
-                    self.rank_of_planner_gpu[pg] = r
-            except (ValueError, _vpcat.Error, OSError) as e:
-                reason = "%s: %s" % (path, e)
+            cat, reason = _open_catalog(key, settings, self.rank)
+            if cat is not None:
+                try:
+                    world_ranks = [_global_rank(self.group, r) for r in range(self.size)]
+                    gpus = list(_vpcat._map_ranks(cat, [i[:3] for i in infos], rank_map, world_ranks,
+                                                  dist.get_world_size()))
+                    held = sorted(gpus)
+                    self.planner = _vpcat.Planner(cat, gpus=held)
+                    index = {g: k for k, g in enumerate(held)}
+                    self.planner_gpu = [index[g] for g in gpus]
+                    self.rank_of_planner_gpu = [0] * self.size
+                    for r, pg in enumerate(self.planner_gpu):
+                        self.rank_of_planner_gpu[pg] = r
+                except (ValueError, _vpcat.Error, OSError) as e:
+                    reason = "%s: %s" % (key[0], e)
         # Fall back on every rank when any rank cannot plan (a file readable on some hosts only).
         reasons = [None] * self.size
         dist.all_gather_object(reasons, reason, group=self.group)
@@ -284,7 +386,20 @@ class _Context:
             r, x = bad[0]
             self.reason = x if r == 0 else "rank %d: %s" % (r, x)
             self.planner = None
+            gpus = None
         self.gpu_of_rank = gpus  # catalog GPU of every rank (None when falling back)
+        self.setup_ms = (time.perf_counter() - t0) * 1e3
+        if gpus is not None:
+            _say(settings, "INFO", self.rank, "group of %d ranks: ranks -> GPUs %s (%s), ready in %.1f ms"
+                 % (self.size, _vpcat._format_rank_map(gpus), "VPCAT_RANK_MAP" if rank_map else "by host name",
+                    self.setup_ms))
+            if settings["debug_all_ranks"]:
+                g = _process.catalog.gpu(gpus[self.rank])
+                names = _process.catalog.node_names
+                node = names[g["node"]] if g["node"] < len(names) and names[g["node"]] else str(g["node"])
+                _say(settings, "INFO", self.rank, "rank %d -> GPU %d: node %s, local GPU %d%s"
+                     % (self.rank, gpus[self.rank], node, g["local_index"],
+                        ", " + g["device_name"] if g["device_name"] else ""))
 
     def say_fallback_once(self, reason):
         """Count a call on torch's collective; rank 0 warns on the group's first.
@@ -346,10 +461,18 @@ def _context(group):
     return ctx
 
 
+def release(group=None):
+    """Forget the group's plans and planner (local; call it before
+    destroy_process_group). A later call on a group of the same object sets
+    it up again: VPCAT_CATALOG, VPCAT_RANK_MAP and the settings read anew."""
+    _contexts.pop(group if group is not None else dist.group.WORLD, None)
+
+
 def set_plan_options(options, group=None):
     """Plan options (a vpcat.PlanOptions, or None for the planner's defaults)
-    for the group's later calls; a collective call on the group the first
-    time (it sets the group up). docs/engines.md "Plan options"."""
+    for the group's later calls, instead of those of the environment
+    (VPCAT_LATENCY_US, ...); a collective call on the group the first time
+    (it sets the group up). docs/engines.md "Plan options"."""
     if options is not None and options.nic_loopback:
         raise ValueError("vpcat.torch: nic_loopback routes between ranks of one host, which "
                          "torch.distributed cannot force (docs/planner.md)")
@@ -359,8 +482,12 @@ def set_plan_options(options, group=None):
 
 
 def stats(group=None):
-    """Counters of the group's calls: calls, planned, reused, fallbacks, fallback_reason."""
-    return _context(group).stats.as_dict()
+    """Counters of the group's calls: calls, planned, reused, fallbacks,
+    fallback_reason; and setup_ms, what setting the group up took on this rank
+    (the all-gathers of hosts and settings, the catalog, the rank map, the
+    subset planner)."""
+    ctx = _context(group)
+    return dict(ctx.stats.as_dict(), setup_ms=ctx.setup_ms)
 
 
 # ---- the collective ----

@@ -18,7 +18,10 @@
  * * explicit: vpcat_mpi_options.rank_map, else the environment variable
  *   VPCAT_RANK_MAP: a comma-separated list, entry i for rank i, each a
  *   global GPU index ("5"), a range of them ("0-7") or node:local
- *   ("1:3", local GPU 3 of catalog node 1);
+ *   ("1:3", local GPU 3 of catalog node 1); a list of one entry per rank of
+ *   MPI_COMM_WORLD (not as many as the communicator's ranks) gives each rank
+ *   the entry of its MPI_COMM_WORLD rank, so one map serves every
+ *   communicator split from the world;
  * * otherwise by host: the rank's host name (gethostname(), or VPCAT_HOSTNAME)
  *   names its node among the catalog's node names (exactly, or up to the
  *   first '.' of either); its GPU is the device CUDA_VISIBLE_DEVICES,
@@ -32,6 +35,12 @@
  * MPI_Alltoallv (PMPI_Alltoallv); rank 0 says so once on stderr. With
  * strict, nothing falls back: init fails, and so does a call that cannot
  * be planned.
+ *
+ * A new membership (a shrunk or grown communicator) is a new context:
+ * vpcat_mpi_init on the new communicator, with the same catalog or another
+ * one (a catalog grown by `vp-catalog resize`), no re-analysis and no
+ * restart; contexts are independent (docs/mpi.md "Rescaling without
+ * restart").
  *
  * Internal messages travel on a duplicate of the communicator, through the
  * PMPI_ entry points (so the PMPI interposer libvpcat_pmpi.so can use this

@@ -12,14 +12,20 @@
 // with one warm-up exchange, so that the program's first call costs what
 // a later one does; another communicator gets its context at its first
 // MPI_Alltoall(v) (a collective call, so every rank creates it together),
-// kept as an MPI attribute and freed with the communicator. A catalog that
+// kept as an MPI attribute and freed with the communicator. VPCAT_CATALOG
+// and VPCAT_RANK_MAP are read again for each new context (rank 0's), and
+// the catalog file opened again when its name or identity changed, so a
+// shrunk or grown communicator, or a grown catalog installed while the job
+// runs, is taken without a restart (refresh_catalog). A catalog that
 // does not fit a communicator makes its calls pass through to
 // PMPI_Alltoallv, said once on stderr by rank 0 and counted in the
 // statistics; with VPCAT_STRICT=1 those calls fail instead (MPI_ERR_OTHER
 // through the communicator's error handler).
 #include <mpi.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -46,6 +52,7 @@ struct State {
   bool catalog_named = false;  // rank 0 has VPCAT_CATALOG
   bool catalog_tried = false;
   vpcat_catalog* catalog = nullptr;
+  std::string catalog_key;  // what `catalog` was opened from: "path\nfile identity" (refresh_catalog)
   std::string catalog_path, catalog_error;
   double catalog_open_ms = 0;
   // Statistics of this rank over every communicator.
@@ -118,16 +125,46 @@ std::string node_names(const vpcat_catalog* cat) {
   return out;
 }
 
-void open_catalog(int rank) {
+// "device:inode:size:mtime" of a file, or why it cannot be read.
+std::string file_identity(const char* path) {
+  struct stat st;
+  if (::stat(path, &st) != 0) return std::string("stat: ") + std::strerror(errno);
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "%llu:%llu:%lld:%lld.%09ld", static_cast<unsigned long long>(st.st_dev),
+                static_cast<unsigned long long>(st.st_ino), static_cast<long long>(st.st_size),
+                static_cast<long long>(st.st_mtim.tv_sec), static_cast<long>(st.st_mtim.tv_nsec));
+  return buf;
+}
+
+// Collective over `comm`, at each new context: the catalog its rank 0
+// names now (VPCAT_CATALOG) is the one every rank plans with. Opened again
+// when the name or the file (device, inode, size, modification time)
+// changed since this process last opened it: a catalog grown by
+// `vp-catalog resize` is taken by the next communicator without a restart.
+// The contexts made before keep their planners (vpcat_mpi_init copies what
+// it needs), so the previous catalog is closed.
+void refresh_catalog(MPI_Comm comm, int rank) {
   State& s = state();
-  if (s.catalog_tried) return;
+  std::string key;  // empty: VPCAT_CATALOG unset on rank 0
+  if (rank == 0) {
+    if (const char* path = env("VPCAT_CATALOG")) key = std::string(path) + '\n' + file_identity(path);
+  }
+  unsigned long long n = key.size();
+  PMPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
+  key.resize(n);
+  if (n) PMPI_Bcast(key.data(), static_cast<int>(n), MPI_CHAR, 0, comm);
+  if (s.catalog_tried && key == s.catalog_key) return;
+  const bool replacing = s.catalog_tried;
   s.catalog_tried = true;
-  const char* path = env("VPCAT_CATALOG");
+  s.catalog_key = key;
+  if (s.catalog) vpcat_catalog_destroy(s.catalog), s.catalog = nullptr;
+  s.catalog_path.clear(), s.catalog_error.clear();
+  const std::string path = key.substr(0, key.find('\n'));
   vpcat_error err;
   const double t0 = PMPI_Wtime();
-  if (!path) {
+  if (key.empty()) {
     s.catalog_error = "VPCAT_CATALOG is not set";
-  } else if (vpcat_catalog_open_file(path, nullptr, &s.catalog, &err) != VPCAT_OK) {
+  } else if (vpcat_catalog_open_file(path.c_str(), nullptr, &s.catalog, &err) != VPCAT_OK) {
     s.catalog_error = err.message, s.catalog = nullptr;
   } else {
     s.catalog_path = path;
@@ -136,11 +173,11 @@ void open_catalog(int rank) {
   vpcat_catalog_info info;
   if (s.catalog && vpcat_catalog_get_info(s.catalog, &info) == VPCAT_OK)
     log_line(s.cfg, DebugLevel::info, rank,
-             "catalog %s: format %u.%u, written by vpcat %u.%u.%u, %llu GPUs on %u nodes (%s), opened and verified in "
+             "%scatalog %s: format %u.%u, written by vpcat %u.%u.%u, %llu GPUs on %u nodes (%s), opened and verified in "
              "%.1f ms",
-             path, info.format_major, info.format_minor, info.writer_major, info.writer_minor, info.writer_patch,
-             static_cast<unsigned long long>(info.gpu_count), info.node_count, node_names(s.catalog).c_str(),
-             s.catalog_open_ms);
+             replacing ? "new " : "", path.c_str(), info.format_major, info.format_minor, info.writer_major,
+             info.writer_minor, info.writer_patch, static_cast<unsigned long long>(info.gpu_count), info.node_count,
+             node_names(s.catalog).c_str(), s.catalog_open_ms);
 }
 
 int delete_ctx(MPI_Comm, int, void* value, void*) {
@@ -201,7 +238,7 @@ vpcat_mpi_ctx* context(MPI_Comm comm, std::string* why) {
   int rank = 0, size = 0;
   PMPI_Comm_rank(comm, &rank);
   PMPI_Comm_size(comm, &size);
-  if (s.cfg_error.empty()) open_catalog(rank);
+  if (s.cfg_error.empty()) refresh_catalog(comm, rank);
   // Every rank must agree on whether the catalog opened.
   int opened = s.catalog && s.cfg_error.empty() ? 1 : 0, all_opened = 0;
   PMPI_Allreduce(&opened, &all_opened, 1, MPI_INT, MPI_MIN, comm);

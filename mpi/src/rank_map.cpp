@@ -43,12 +43,16 @@ std::string short_name(const std::string& host) { return host.substr(0, host.fin
 
 }  // namespace
 
-bool parse_rank_map(const std::string& text, const std::vector<CatalogNode>& nodes, std::uint64_t gpu_count,
-                    int ranks, std::vector<std::int64_t>* gpus, std::string* error) {
+namespace {
+
+// The entries of an explicit map, GPU by GPU, at most `limit` of them (a
+// range is not expanded further); false and *error at a bad entry.
+bool parse_entries(const std::string& text, const std::vector<CatalogNode>& nodes, std::uint64_t gpu_count,
+                   std::size_t limit, std::vector<std::int64_t>* gpus, std::string* error) {
   gpus->clear();
   // The GPU-list grammar of vpcat/gpu_list.hpp, NODE a node index.
   auto add = [&](std::uint64_t first, std::uint64_t last) {
-    for (std::uint64_t g = first; g <= last && gpus->size() <= static_cast<std::size_t>(ranks); ++g)
+    for (std::uint64_t g = first; g <= last && gpus->size() < limit; ++g)
       gpus->push_back(static_cast<std::int64_t>(g));
   };
   std::size_t at = 0;
@@ -84,11 +88,46 @@ bool parse_rank_map(const std::string& text, const std::vector<CatalogNode>& nod
              false;
     add(nodes[a].first_gpu + first, nodes[a].first_gpu + last);
   }
-  if (gpus->size() != static_cast<std::size_t>(ranks))
-    return *error = "names " + std::to_string(gpus->size()) + (gpus->size() > static_cast<std::size_t>(ranks) ? "+" : "") +
-                    " GPUs for " + std::to_string(ranks) + " ranks (one entry per rank)",
+  return true;
+}
+
+}  // namespace
+
+bool parse_rank_map(const std::string& text, const std::vector<CatalogNode>& nodes, std::uint64_t gpu_count,
+                    int ranks, std::vector<std::int64_t>* gpus, std::string* error) {
+  const std::size_t want = static_cast<std::size_t>(ranks);
+  if (!parse_entries(text, nodes, gpu_count, want + 1, gpus, error)) return false;
+  if (gpus->size() != want)
+    return *error = "names " + std::to_string(gpus->size()) + (gpus->size() > want ? "+" : "") + " GPUs for " +
+                    std::to_string(ranks) + " ranks (one entry per rank)",
            false;
   return true;
+}
+
+bool parse_rank_map_for(const std::string& text, const std::vector<CatalogNode>& nodes, std::uint64_t gpu_count,
+                        const std::vector<int>& world_rank, int world_size, std::vector<std::int64_t>* gpus,
+                        std::string* error) {
+  const std::size_t ranks = world_rank.size();
+  const bool world_form =
+      world_size > 0 && static_cast<std::size_t>(world_size) != ranks &&
+      std::all_of(world_rank.begin(), world_rank.end(), [&](int w) { return w >= 0 && w < world_size; });
+  const std::size_t limit = std::max(ranks, world_form ? static_cast<std::size_t>(world_size) : 0) + 1;
+  std::vector<std::int64_t> entries;
+  if (!parse_entries(text, nodes, gpu_count, limit, &entries, error)) return false;
+  if (entries.size() == ranks) {
+    *gpus = entries;
+    return true;
+  }
+  if (world_form && entries.size() == static_cast<std::size_t>(world_size)) {
+    gpus->resize(ranks);
+    for (std::size_t r = 0; r < ranks; ++r) (*gpus)[r] = entries[static_cast<std::size_t>(world_rank[r])];
+    return true;
+  }
+  const bool more = entries.size() >= limit;
+  *error = "names " + std::to_string(entries.size()) + (more ? "+" : "") + " GPUs for " +
+           std::to_string(ranks) + " ranks (one entry per rank" +
+           (world_form ? ", or one per rank of MPI_COMM_WORLD's " + std::to_string(world_size) : std::string()) + ")";
+  return false;
 }
 
 namespace {

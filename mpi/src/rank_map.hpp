@@ -28,6 +28,17 @@ struct RankInfo {
 bool parse_rank_map(const std::string& text, const std::vector<CatalogNode>& nodes, std::uint64_t gpu_count,
                     int ranks, std::vector<std::int64_t>* gpus, std::string* error);
 
+// The explicit map of a communicator whose rank r is rank world_rank[r] of
+// MPI_COMM_WORLD (-1: not in it, e.g. a process spawned into a merged
+// communicator), the world having world_size ranks: a map of one entry per
+// rank of the communicator gives entry r to rank r; a map of one entry per
+// world rank (a different count, every rank in the world) gives entry
+// world_rank[r] to rank r, so that one VPCAT_RANK_MAP serves every
+// communicator split from the world. false and *error otherwise.
+bool parse_rank_map_for(const std::string& text, const std::vector<CatalogNode>& nodes, std::uint64_t gpu_count,
+                        const std::vector<int>& world_rank, int world_size, std::vector<std::int64_t>* gpus,
+                        std::string* error);
+
 // The map by host (vpcat_mpi.h). false and *error naming the first rank that
 // cannot be placed.
 bool map_by_host(const std::vector<RankInfo>& ranks, const std::vector<CatalogNode>& nodes,

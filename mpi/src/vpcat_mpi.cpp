@@ -57,7 +57,8 @@ struct vpcat_mpi_ctx {
 namespace {
 
 constexpr int kTag = 0x5643;  // "VC"; on our own communicator
-constexpr std::size_t kHostField = 256, kVarField = 32, kValueField = 224, kInfoSize = kHostField + kVarField + kValueField;
+constexpr std::size_t kHostField = 256, kVarField = 32, kValueField = 224, kWorldField = 2 * sizeof(std::int32_t);
+constexpr std::size_t kInfoSize = kHostField + kVarField + kValueField + kWorldField;
 constexpr std::size_t kMaxPlanSamples = 1u << 20;
 constexpr int kWarmUpLargeBytes = 64 * 1024;  // per pair, vpcat_mpi_warm_up's second exchange
 
@@ -148,6 +149,12 @@ int map_ranks(const vpcat_catalog* cat, const vpcat_mpi_options& opt, vpcat_mpi_
   put_field(mine.data(), kHostField, me.host);
   put_field(mine.data() + kHostField, kVarField, me.visible_var);
   put_field(mine.data() + kHostField + kVarField, kValueField, me.visible_devices);
+  // The rank in MPI_COMM_WORLD and its size, for a map written for the world
+  // (rank_map.hpp parse_rank_map_for).
+  std::int32_t world[2] = {0, 0};
+  PMPI_Comm_rank(MPI_COMM_WORLD, &world[0]);
+  PMPI_Comm_size(MPI_COMM_WORLD, &world[1]);
+  std::memcpy(mine.data() + kHostField + kVarField + kValueField, world, sizeof world);
   if (int rc = PMPI_Allgather(mine.data(), static_cast<int>(kInfoSize), MPI_CHAR, all.data(),
                               static_cast<int>(kInfoSize), MPI_CHAR, ctx->comm);
       rc != MPI_SUCCESS)
@@ -171,7 +178,24 @@ int map_ranks(const vpcat_catalog* cat, const vpcat_mpi_options& opt, vpcat_mpi_
            VPCAT_MPI_E_MISMATCH;
   std::string error;
   if (explicit_map) {
-    if (!vpcat_mpi::parse_rank_map(map_text, nodes, ctx->gpu_count, ctx->size, &ctx->gpu_of_rank, &error))
+    // World ranks, when every rank is of one world (not so after an
+    // MPI_Comm_spawn and MPI_Intercomm_merge: two worlds, whose ranks repeat).
+    std::vector<int> world_ranks(static_cast<std::size_t>(ctx->size));
+    std::vector<bool> seen;
+    int world_size = -1;
+    for (int r = 0; r < ctx->size && world_size != 0; ++r) {
+      std::int32_t w[2] = {0, 0};
+      std::memcpy(w, all.data() + kInfoSize * r + kHostField + kVarField + kValueField, sizeof w);
+      if (world_size < 0) world_size = w[1], seen.assign(static_cast<std::size_t>(std::max(w[1], 0)), false);
+      if (w[1] != world_size || w[0] < 0 || w[0] >= world_size || seen[static_cast<std::size_t>(w[0])]) {
+        world_size = 0;  // not one world: only a map of one entry per rank of the communicator
+        break;
+      }
+      seen[static_cast<std::size_t>(w[0])] = true;
+      world_ranks[static_cast<std::size_t>(r)] = w[0];
+    }
+    if (!vpcat_mpi::parse_rank_map_for(map_text, nodes, ctx->gpu_count, world_ranks, world_size, &ctx->gpu_of_rank,
+                                       &error))
       return *why = std::string(opt.rank_map ? "rank_map" : "VPCAT_RANK_MAP") + " \"" + map_text + "\": " + error,
              VPCAT_MPI_E_BAD_RANK_MAP;
   } else {

@@ -19,6 +19,29 @@ std::vector<CatalogNode> two_nodes() {  // gpu01, gpu02: 4 GPUs each, cuda0..3
 }
 }  // namespace
 
+TEST_CASE("explicit map of a communicator: one entry per rank, or one per world rank") {
+  const auto nodes = two_nodes();
+  std::vector<std::int64_t> g;
+  std::string error;
+  // World ranks 5, 1, 6 of 8: a map of 3 entries is the communicator's own.
+  REQUIRE(parse_rank_map_for("7,0,1", nodes, 8, {5, 1, 6}, 8, &g, &error));
+  CHECK(g == std::vector<std::int64_t>{7, 0, 1});
+  // A map of 8 (the world's): each rank takes its world rank's entry.
+  REQUIRE(parse_rank_map_for("4-7,0-3", nodes, 8, {5, 1, 6}, 8, &g, &error));
+  CHECK(g == std::vector<std::int64_t>{1, 5, 2});
+  // Neither count.
+  CHECK_FALSE(parse_rank_map_for("0-4", nodes, 8, {5, 1, 6}, 8, &g, &error));
+  CHECK(error == "names 5 GPUs for 3 ranks (one entry per rank, or one per rank of MPI_COMM_WORLD's 8)");
+  CHECK_FALSE(parse_rank_map_for("0-7,0", nodes, 8, {5, 1, 6}, 8, &g, &error));
+  CHECK(error == "names 9+ GPUs for 3 ranks (one entry per rank, or one per rank of MPI_COMM_WORLD's 8)");
+  // Not one world (world_size 0): only the communicator's own form.
+  CHECK_FALSE(parse_rank_map_for("4-7,0-3", nodes, 8, {5, 1, 6}, 0, &g, &error));
+  CHECK(error == "names 4+ GPUs for 3 ranks (one entry per rank)");
+  // A bad entry is named whichever form.
+  CHECK_FALSE(parse_rank_map_for("0,9,1", nodes, 8, {0, 1, 2}, 8, &g, &error));
+  CHECK(error == "entry \"9\": GPU 9 is not in the catalog (8 GPUs)");
+}
+
 TEST_CASE("explicit map: indexes, ranges, node:local, errors") {
   const auto nodes = two_nodes();
   std::vector<std::int64_t> g;

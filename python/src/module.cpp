@@ -6,6 +6,7 @@
 #include "errors.hpp"
 #include "planner.hpp"
 #include "ranks.hpp"
+#include "settings.hpp"
 #include "vpcat/format.hpp"
 #include "vpcat/version.hpp"
 
@@ -19,6 +20,7 @@ PYBIND11_MODULE(vpcat, m) {
   vpcat_python::register_catalog(m);
   vpcat_python::register_planner(m);
   vpcat_python::register_ranks(m);
+  vpcat_python::register_settings(m);
   // vpcat.torch: the pure-Python executor (vpcat_torch.py, installed beside
   // this module), imported on first use only, so that `import vpcat` never
   // imports torch.

@@ -48,7 +48,7 @@ void register_ranks(py::module_& m) {
   m.def(
       "_map_ranks",
       [](const Catalog& cat, const std::vector<std::tuple<std::string, std::string, std::string>>& infos,
-         std::optional<std::string> rank_map) {
+         std::optional<std::string> rank_map, std::vector<int> world_ranks, int world_size) {
         const vpcat::CatalogView& v = cat.view();
         const std::vector<vpcat_mpi::CatalogNode> nodes = nodes_of(v);
         const std::uint64_t gpu_count = v.gpu_count();
@@ -59,7 +59,9 @@ void register_ranks(py::module_& m) {
         std::vector<std::int64_t> gpus;
         std::string error;
         if (rank_map) {
-          if (!vpcat_mpi::parse_rank_map(*rank_map, nodes, gpu_count, ranks, &gpus, &error))
+          if (world_ranks.empty()) world_size = 0;  // the group's own form only
+          world_ranks.resize(static_cast<std::size_t>(ranks), -1);
+          if (!vpcat_mpi::parse_rank_map_for(*rank_map, nodes, gpu_count, world_ranks, world_size, &gpus, &error))
             throw py::value_error("VPCAT_RANK_MAP \"" + *rank_map + "\": " + error);
         } else {
           std::vector<vpcat_mpi::RankInfo> ri;
@@ -72,9 +74,14 @@ void register_ranks(py::module_& m) {
         return gpus;
       },
       py::arg("catalog"), py::arg("infos"), py::arg("rank_map") = py::none(),
+      py::arg("world_ranks") = std::vector<int>(), py::arg("world_size") = 0,
       "The catalog GPU of every rank, by the MPI executor's rules (docs/mpi.md): `infos` is one (host, "
       "visible-devices variable, its value) per rank; `rank_map` an explicit map (VPCAT_RANK_MAP) or None "
-      "(by host). Raises ValueError with the reason.");
+      "(by host): one entry per rank, or one per rank of the world when `world_ranks` (each rank's rank in "
+      "the world) and `world_size` are given. Raises ValueError with the reason.");
+  m.def(
+      "_format_rank_map", [](const std::vector<std::int64_t>& gpus) { return vpcat_mpi::format_rank_map(gpus); },
+      py::arg("gpus"), "A map as VPCAT_RANK_MAP text, runs as ranges: [0, 1, 2, 3, 8, 9] -> \"0-3,8-9\".");
 }
 
 }  // namespace vpcat_python

@@ -25,7 +25,9 @@ def test_moe_layer_bad_arguments():
 
 def test_torch_timing_runs():
     timing = EXAMPLE.parent / "torch_timing.py"
-    r = subprocess.run([sys.executable, str(timing), str(SWITCH4), "--ranks", "2", "--calls", "1"],
+    r = subprocess.run([sys.executable, str(timing), str(SWITCH4), "--ranks", "2", "--calls", "1", "--rescale", "1"],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert r.stdout.startswith("2 ranks, 1 calls, ") and r.stdout.count(" ms") == 4, r.stdout
+    assert "new groups, 1 repetitions" in r.stdout and "random 3/4" in r.stdout, r.stdout
+    calls = r.stdout.split("new groups")[0]
+    assert r.stdout.startswith("2 ranks, 1 calls, ") and calls.count(" ms") == 4, r.stdout

@@ -276,3 +276,77 @@ def strict_refusal(me, world):
 def fallback_and_relays(me, world):
     fallback_cases(me, world)
     relay_cases(me, world)
+
+
+# ---- rescaling without restart (docs/engines.md "Rescaling without restart") ----
+
+def elastic(me, world, installed, staged):
+    """8 ranks on the 4-node catalog `installed` with a world-indexed
+    VPCAT_RANK_MAP; groups of 4 and 6 of them; then `staged` (the catalog
+    grown onto 6 nodes by vp-catalog resize) renamed over `installed`, the
+    map set anew, and the default group set up again (vpcat.torch.release).
+    Byte-exact throughout; what VPCAT_DEBUG=INFO says on stderr (read here:
+    every rank captures its own)."""
+    import io
+    import re
+    import sys
+    import vpcat
+    vt = vpcat.torch
+    a2a = vt.all_to_all_single
+    said = io.StringIO()
+    sys.stderr, stderr = said, sys.stderr
+    try:
+        run_case(me, world, moe_skewed(world, 41), (3,), torch.float32, 41, a2a)
+        assert vt._context(None).options.latency_us == 3.0  # VPCAT_LATENCY_US, the interposer's parser
+        g4 = dist.new_group([4, 5, 6, 7])  # shrink to 4 ...
+        g6 = dist.new_group([0, 1, 2, 3, 4, 5])  # ... and grow to 6
+        if me >= 4:
+            run_case(me, 4, random_splits(4, 42), (2,), torch.int32, 42, a2a, group=g4)
+        if me < 6:
+            run_case(me, 6, moe_skewed(6, 43), (), torch.float64, 43, a2a, group=g6, non_contiguous=True)
+        # The grown catalog installed over the file in use, a map onto the new nodes.
+        dist.barrier()
+        if me == 0:
+            os.rename(staged, installed)
+        dist.barrier()
+        os.environ["VPCAT_RANK_MAP"] = "0-3,40-43"
+        vt.release()
+        run_case(me, world, random_splits(world, 44), (4,), torch.bfloat16, 44, a2a)
+        for group, members in ((None, range(world)), (g4, range(4, 8)), (g6, range(6))):
+            if me in members:
+                st = vt.stats(group)
+                assert st["fallbacks"] == 0 and st["planned"] >= 1 and st["setup_ms"] > 0, st
+        assert vt._context(None).gpu_of_rank == [0, 1, 2, 3, 40, 41, 42, 43], vt._context(None).gpu_of_rank
+    finally:
+        sys.stderr = stderr
+    lines = said.getvalue().splitlines()
+    p = r"^[^ :]+:[0-9]+:[0-9]+ \[0\] VPCAT INFO "
+
+    def has(regex):
+        assert any(re.search(regex, x) for x in lines), (me, regex, lines)
+
+    if me == 0:
+        has(p + r"settings: strict 0, plan mode every \(every rank plans\); plan options max_steps=[0-9]+ latency_us=3 "
+            r".* \(from VPCAT_LATENCY_US=3\)$")
+        has(p + r"catalog .*installed\.vpcat: format 1\.[0-9]+, written by vpcat [0-9.]+, 32 GPUs on 4 nodes "
+            r"\(gpu01,gpu02,gpu03,gpu04\), opened and verified in")
+        has(p + r"group of 8 ranks: ranks -> GPUs 0-1,8-9,16-17,24-25 \(VPCAT_RANK_MAP\), ready in")
+        has(p + r"group of 6 ranks: ranks -> GPUs 0-1,8-9,16-17 \(VPCAT_RANK_MAP\), ready in")
+        has(p + r"new catalog .*installed\.vpcat: format 1\.[0-9]+, written by vpcat [0-9.]+, 48 GPUs on 6 nodes")
+        has(p + r"group of 8 ranks: ranks -> GPUs 0-3,40-43 \(VPCAT_RANK_MAP\), ready in")
+        assert sum("settings:" in x for x in lines) == 1, lines
+    if me == 4:  # rank 0 of the group of 4
+        has(p + r"group of 4 ranks: ranks -> GPUs 16-17,24-25 \(VPCAT_RANK_MAP\), ready in")
+    if me == 3:  # VPCAT_DEBUG_RANKS=all: every rank says its own GPU
+        has(r"\[3\] VPCAT INFO rank 3 -> GPU 9: node gpu02, local GPU 1")
+
+
+def bad_setting(me, world):
+    """A bad VPCAT_* value under VPCAT_STRICT=1: every rank raises, naming it."""
+    import vpcat
+    try:
+        vpcat.torch.all_to_all_single(torch.empty(world), torch.arange(world, dtype=torch.float32))
+    except RuntimeError as e:
+        assert 'VPCAT_LATENCY_US="fast": not a number >= 0' in str(e), str(e)
+    else:
+        raise AssertionError("rank %d: no error for VPCAT_LATENCY_US=fast under VPCAT_STRICT=1" % me)
