@@ -211,6 +211,9 @@ TEST_CASE("vpcat_place: bad arguments get their status and a message naming the 
   // The free list and the job size.
   CHECK(vpcat_place(c.cat, free.data(), free.size(), 13, nullptr, nullptr, &out.p, &err) == VPCAT_E_BAD_SUBSET);
   CHECK(msg() == "placement: subset does not fit the catalog (13 GPUs asked for, 12 free)");
+  CHECK(vpcat_place(c.cat, free.data(), free.size(), 0xFFFFFFFFu, nullptr, nullptr, &out.p, &err) ==
+        VPCAT_E_BAD_SUBSET);  // refused as too many, no 2^64-byte uniform demand built first
+  CHECK(msg() == "placement: subset does not fit the catalog (4294967295 GPUs asked for, 12 free)");
   CHECK(vpcat_place(c.cat, free.data(), free.size(), 0, nullptr, nullptr, &out.p, &err) == VPCAT_E_BAD_SUBSET);
   const std::uint64_t beyond[] = {3, 32};
   CHECK(vpcat_place(c.cat, beyond, 2, 1, nullptr, nullptr, &out.p, &err) == VPCAT_E_BAD_SUBSET);

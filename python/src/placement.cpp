@@ -102,8 +102,12 @@ first, and candidates[choice] is the chosen one.)")
         vpcat::Demand d;
         if (demand.is_none()) {
           if (uniform_bytes == 0) throw py::value_error("place: uniform_bytes must be >= 1 when demand is None");
-          uniform.assign(std::size_t{gpus} * gpus, uniform_bytes);
-          for (std::uint32_t r = 0; r < gpus; ++r) uniform[std::size_t{r} * gpus + r] = 0;
+          // No matrix for a job larger than the free list: place() refuses it
+          // before it reads the demand (and gpus squared could be out of reach).
+          if (gpus <= free.size()) {
+            uniform.assign(std::size_t{gpus} * gpus, uniform_bytes);
+            for (std::uint32_t r = 0; r < gpus; ++r) uniform[std::size_t{r} * gpus + r] = 0;
+          }
           d = vpcat::Demand::dense(uniform.data(), gpus);
         } else {
           held = to_demand(demand, gpus);

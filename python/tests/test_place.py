@@ -72,6 +72,8 @@ def test_demand_matches_its_plan(catalog):
 def test_bad_arguments(catalog):
     with pytest.raises(vpcat.SubsetError, match=r"13 GPUs asked for, 12 free"):
         vpcat.place(catalog, FOUR_NODE_FREE, 13)
+    with pytest.raises(vpcat.SubsetError, match=r"4294967295 GPUs asked for, 12 free"):
+        vpcat.place(catalog, FOUR_NODE_FREE, 2**32 - 1)  # no uniform matrix of that size built first
     with pytest.raises(vpcat.SubsetError, match=r"free GPU 1 is 32, the catalog has 32 GPUs"):
         vpcat.place(catalog, [3, 32], 1)
     with pytest.raises(vpcat.SubsetError, match=r"free GPU 5 is listed twice"):

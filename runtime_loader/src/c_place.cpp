@@ -73,8 +73,10 @@ vpcat_status vpcat_place(const vpcat_catalog* cat, const std::uint64_t* free_gpu
   if (out->gpus == nullptr && out->capacity != 0)
     return fail(err, VPCAT_E_INVALID_ARGUMENT, where, "out->gpus is NULL, out->capacity %zu", out->capacity);
 
+  // No uniform matrix for a job larger than the free list: place() refuses
+  // it before it reads the demand (and n * n could be out of reach).
   std::uint64_t* uniform = nullptr;
-  if (bytes == nullptr && n != 0) {
+  if (bytes == nullptr && n != 0 && n <= free_count) {
     uniform = uniform_demand(n, o.uniform_bytes);
     if (uniform == nullptr) return fail(err, VPCAT_E_OUT_OF_MEMORY, where, "a uniform demand of %u GPUs", n);
   }

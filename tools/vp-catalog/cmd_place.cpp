@@ -9,7 +9,6 @@
 // `vp-catalog score` scores a placement): they are shown, not chosen on.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
