@@ -26,7 +26,9 @@ Policies:
              the freest nodes whole until one holds the rest, that one by
              best fit (fewest nodes, then least waste)
   place      vp-catalog place --free (the free GPUs) --gpus N --workload W
-             --slack X, its choice
+             --slack X, its choice (the runtime's, vpcat::place(): ranked by
+             the planner's expected time; the time recorded is the judge's
+             planned_us of it, as for the other policies)
 
 Reported per policy, over the whole run (first arrival to last end): GPU
 utilisation (busy GPU time / (GPUs x makespan)), the time-averaged fraction of

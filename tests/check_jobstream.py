@@ -2,7 +2,9 @@
 """scripts/jobstream.py: its first fit and best fit on hand-made free sets,
 its host-list reading, and a short stream through the real vp-catalog
 (every job placed by each policy, the metrics in range, no AlltoAllv below
-the judge's bound, and the same seed giving the same figures).
+the judge's bound, and the same seed giving the same figures), and
+scripts/jobstream_tables.py on that stream's JSON (a row per policy, the
+page's block replaced, bad input refused).
 
     check_jobstream.py BUILD_DIR SOURCE_DIR
 """
@@ -11,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 build, source = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.join(source, "scripts"))
@@ -55,6 +58,36 @@ for p in j["policies"]:
             failures.append(f"{p['policy']}: {key} {p[key]} outside [0, 1]")
     if p["mean_ratio_to_bound"] < 1:
         failures.append(f"{p['policy']}: AlltoAllv below the judge's bound (mean ratio {p['mean_ratio_to_bound']})")
+
+# The page's tables from the run's JSON: a row per policy, a further run's
+# place row under its slack, the page's block replaced and nothing else.
+tables = os.path.join(source, "scripts", "jobstream_tables.py")
+with tempfile.TemporaryDirectory() as tmp:
+    run = os.path.join(tmp, "run.json")
+    with open(run, "w") as f:
+        json.dump(j, f)
+    wide = os.path.join(tmp, "wide.json")
+    with open(wide, "w") as f:
+        json.dump({**j, "slack": 0.5}, f)
+    r = subprocess.run([sys.executable, tables, run, wide], capture_output=True, text=True)
+    check("tables exit", r.returncode, 0)
+    rows = [line for line in r.stdout.splitlines() if line.startswith("| ") and not line.startswith("| policy")]
+    check("table rows", [line.split(" | ")[0] for line in rows],
+          ["| first fit", "| best fit", "| place", "| place, `--slack 0.5`"])
+    fit = j["policies"][0]
+    check("first fit row", rows[0].split(" | ")[1:3], [f"{fit['gpu_utilisation']:.3f}", f"{fit['partial_node_fraction']:.3f}"])
+    page = os.path.join(tmp, "page.md")
+    with open(page, "w") as f:
+        f.write("before\n<!-- jobstream tables: begin -->\nold\n<!-- jobstream tables: end -->\nafter\n")
+    r = subprocess.run([sys.executable, tables, "--page", page, run], capture_output=True, text=True)
+    check("tables --page exit", r.returncode, 0)
+    with open(page) as f:
+        text = f.read()
+    check("page kept", (text.startswith("before\n<!-- jobstream tables: begin -->\nSeed 3,"), "old" in text,
+                        text.endswith("<!-- jobstream tables: end -->\nafter\n")), (True, False, True))
+    r = subprocess.run([sys.executable, tables, page], capture_output=True, text=True)
+    check("tables on a page, not JSON", (r.returncode, r.stderr.startswith(f"jobstream_tables.py: error: {page}: ")),
+          (2, True))
 
 for f in failures:
     print("FAIL:", f)

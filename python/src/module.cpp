@@ -4,6 +4,7 @@
 
 #include "catalog.hpp"
 #include "errors.hpp"
+#include "placement.hpp"
 #include "planner.hpp"
 #include "ranks.hpp"
 #include "settings.hpp"
@@ -19,6 +20,7 @@ PYBIND11_MODULE(vpcat, m) {
   vpcat_python::register_errors(m);
   vpcat_python::register_catalog(m);
   vpcat_python::register_planner(m);
+  vpcat_python::register_placement(m);
   vpcat_python::register_ranks(m);
   vpcat_python::register_settings(m);
   // vpcat.torch: the pure-Python executor (vpcat_torch.py, installed beside

@@ -582,6 +582,76 @@ VPCAT_API vpcat_status vpcat_score_placement(const vpcat_catalog* cat, const uin
                                              const uint64_t* bytes, const vpcat_plan_options* options,
                                              vpcat_placement_score* out, vpcat_error* err);
 
+/* ---- choosing a placement, for schedulers ---------------------------------------------
+ * Where an n-GPU job should go among a cluster's free GPUs (docs/subsets.md
+ * "Choosing a placement"; vpcat/placement.hpp in C++): a handful of
+ * candidate placements (fewest nodes, partial nodes first, one leaf, balanced
+ * over k nodes; inside a node spread over its NICs or packed), the job's
+ * demand planned on each by the subset's planner, ranked by the plan's
+ * expected time; among those within `slack` of the fastest, the one that
+ * leaves the fewest partial nodes (some GPUs free, some not), then the one
+ * on the fewest nodes, then the fastest. A subset planner and a plan per
+ * candidate: tens of milliseconds (40-50 ms of CPU for a 16-GPU job among
+ * 60 free GPUs of 256, docs/subsets.md "Choosing a placement"). */
+
+/* vpcat_placement.strategy: how the chosen candidate was built. */
+#define VPCAT_PLACE_FEWEST_NODES 0u        /* the freest nodes whole, the last by best fit */
+#define VPCAT_PLACE_PARTIAL_NODES_FIRST 1u /* the free GPUs of partial nodes, whole, then as fewest nodes */
+#define VPCAT_PLACE_ONE_LEAF 2u            /* fewest nodes in one leaf (leaf/spine); detail: the leaf switch */
+#define VPCAT_PLACE_BALANCED_BEST_FIT 3u   /* n/k GPUs on the k nodes that fit them best; detail: k */
+#define VPCAT_PLACE_BALANCED_FREEST 4u     /* n/k GPUs on the k freest nodes; detail: k */
+/* vpcat_placement.pick: the GPUs of a node that gives part of its free GPUs. */
+#define VPCAT_PICK_WHOLE 0u  /* no node gives part of its free GPUs */
+#define VPCAT_PICK_SPREAD 1u /* one GPU per NIC group (the GPUs nearest a NIC) before a second */
+#define VPCAT_PICK_PACKED 2u /* whole NIC groups first */
+
+typedef struct vpcat_place_options {
+  uint32_t struct_size;     /* sizeof(vpcat_place_options): set by vpcat_place_options_default() */
+  uint32_t reserved;        /* 0 */
+  double slack;             /* finite, >= 0: candidates within this fraction of the fastest expected
+                               time count as fast; default 0.05 (0: the fastest) */
+  uint64_t uniform_bytes;   /* the demand when `bytes` is NULL: this many bytes from every rank to
+                               every other, >= 1; default 1048576 (vp-catalog place's --workload uniform) */
+  vpcat_plan_options plan;  /* how each candidate's demand is planned; default vpcat_plan_options_default() */
+} vpcat_place_options;
+VPCAT_API vpcat_place_options vpcat_place_options_default(void);
+
+typedef struct vpcat_placement {
+  uint32_t struct_size;          /* sizeof(vpcat_placement), set by the caller */
+  uint32_t reserved;
+  uint64_t* gpus;                /* the caller's buffer: the chosen n catalog GPU indexes, node by
+                                    node, local order: the job's ranks (the demand's rows) */
+  size_t capacity;               /* entries of gpus, >= n */
+  double expected_us;            /* the chosen plan's expected time */
+  double bound_us;               /* its lower bound (vpcat_plan_bound_us()): no plan of the demand on
+                                    these GPUs is faster */
+  uint32_t strategy;             /* VPCAT_PLACE_* */
+  uint32_t strategy_detail;      /* VPCAT_PLACE_ONE_LEAF: the leaf switch; VPCAT_PLACE_BALANCED_*: k; else 0 */
+  uint32_t pick;                 /* VPCAT_PICK_* */
+  uint32_t node_count;           /* nodes the choice spans */
+  uint32_t partial_nodes_before; /* partial nodes of the free set */
+  uint32_t partial_nodes_after;  /* ... once the choice is taken */
+  uint32_t candidates;           /* candidates weighed */
+  uint32_t choice_rank;          /* the choice's rank among them, fastest expected first, from 1 */
+} vpcat_placement;
+
+/* Choose where an n-GPU job goes among `free_count` free GPUs `free_gpus`
+ * (catalog GPU indexes, any order) of `cat`. `bytes` is the job's demand, a
+ * dense row-major n x n matrix over its ranks (row = source), or NULL for
+ * options->uniform_bytes between every two ranks. `options` may be NULL
+ * (defaults). On success `out` holds the choice; on failure `out` is left
+ * as it was. Errors: VPCAT_E_BAD_SUBSET (a free GPU the catalog lacks or
+ * listed twice, n 0 or more than are free, naming the entry or the counts),
+ * VPCAT_E_BAD_OPTIONS (slack not finite or negative), the errors of the plan
+ * calls on the demand (VPCAT_E_BAD_DEMAND_VALUE, VPCAT_E_DEMAND_OVERFLOW,
+ * VPCAT_E_STEP_LIMIT, ...), VPCAT_E_BUFFER_TOO_SMALL (out->capacity < n),
+ * VPCAT_E_OUT_OF_MEMORY, VPCAT_E_INVALID_ARGUMENT (NULL cat or out, NULL
+ * free_gpus with free_count > 0, a wrong struct_size, uniform_bytes 0,
+ * reserved not 0). */
+VPCAT_API vpcat_status vpcat_place(const vpcat_catalog* cat, const uint64_t* free_gpus, size_t free_count, uint32_t n,
+                                   const uint64_t* bytes, const vpcat_place_options* options, vpcat_placement* out,
+                                   vpcat_error* err);
+
 /* ---- plans ------------------------------------------------------------------------------
  * Steps run one after another; the transfers of a step run at once. A
  * channel step (vpcat_step.shared == 0; every step unless allow_shared)

@@ -1,14 +1,14 @@
 // `vp-catalog place CATALOG --free FILE --gpus N [--workload W]`: where an
 // N-GPU job should go among a cluster's free GPUs (docs/subsets.md "Choosing
-// a placement"). The candidates (placement_candidates.hpp) are scored as
-// `vp-catalog score` scores a placement (placement_score.hpp: the judge's
-// simulation of the subset planner's plan, and the bound); the choice is,
-// among the candidates within --slack of the fastest, the one that leaves
-// the fewest partial nodes, then the one on the fewest nodes, then the
-// fastest.
+// a placement"). The choice is the runtime's (vpcat::place(),
+// vpcat/placement.hpp): its candidates planned by the subset planner, ranked
+// by the plan's expected time and, among those within --slack of the
+// fastest, the one that leaves the fewest partial nodes, then the one on the
+// fewest nodes, then the fastest. Beside it, each candidate's plan as the
+// judge simulates it and the judge's bound (placement_score.hpp, as
+// `vp-catalog score` scores a placement): they are shown, not chosen on.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -16,7 +16,6 @@
 
 #include "commands.hpp"
 #include "free_gpus.hpp"
-#include "placement_candidates.hpp"
 #include "placement_score.hpp"
 #include "vp/base/errors.hpp"
 #include "vp/catalog/json_mirror.hpp"
@@ -24,6 +23,7 @@
 #include "vp/cli/catalog_file.hpp"
 #include "vp/sim/catalog_topology.hpp"
 #include "vp/topology/cluster.hpp"
+#include "vpcat/placement.hpp"
 #include "workload_spec.hpp"
 
 namespace vp::catalog_cli {
@@ -38,11 +38,26 @@ struct PlaceOptions {
 };
 
 struct Scored {
-  Candidate candidate;
-  PlacementScore score;
+  vpcat::PlacementCandidate candidate;  // the runtime's figures
+  PlacementScore judge;                 // the judge's
+  std::string strategy;
   std::string placement;  // as --gpus takes it
-  std::uint32_t partial_after = 0;
 };
+
+std::string strategy_text(const vpcat::PlacementCandidate& c) {
+  char buf[128];
+  vpcat::describe(c, buf, sizeof buf);
+  return buf;
+}
+
+// The runtime's refusal of a candidate or of the demand: the catalog's
+// limits are the catalog's, the rest the workload's.
+[[noreturn]] void refused(const vpcat::PlanStatus& s, const PlaceOptions& o) {
+  if (s.code() == vpcat::PlanError::bad_subset || s.code() == vpcat::PlanError::unsupported_catalog)
+    throw InputError(o.file, 0, s.message());
+  if (s.code() == vpcat::PlanError::out_of_memory) throw InternalError(std::string("place: ") + s.message());
+  throw InputError("--workload", 0, s.message());
+}
 
 // "gpu01:*,gpu02:0-3,gpu02:6": one item per run of local GPUs, `*` for a whole node.
 std::string placement_text(const vpcat::CatalogView& view, const std::vector<std::string>& names,
@@ -100,32 +115,33 @@ int run(const PlaceOptions& o) {
   const Topology topo = sim::catalog_topology(catalog::to_catalog(view), o.file);
   const std::vector<std::string> names = node_names(view, o.file);
 
+  const std::vector<std::uint64_t> free_list = free_gpu_list(view, free);
+  vpcat::PlaceOptions po;
+  po.plan.latency_us = o.latency_us;
+  po.slack = o.slack;
+  vpcat::Placement where;
+  if (const vpcat::PlanStatus s = vpcat::place(view, free_list.data(), free_list.size(), o.gpus,
+                                               vpcat::Demand::dense(demand.data(), o.gpus), po, where);
+      !s.ok())
+    refused(s, o);
+
   std::vector<Scored> scored;
-  for (Candidate& c : placement_candidates(view, free, o.gpus)) {
+  for (std::size_t i = 0; i < where.candidate_count(); ++i) {
+    const std::uint64_t* gpus = where.gpus(i);
     vpcat::Subset subset;
-    if (const vpcat::PlanStatus s = subset.assign_gpus(view, c.gpus.data(), c.gpus.size()); !s.ok())
+    if (const vpcat::PlanStatus s = subset.assign_gpus(view, gpus, o.gpus); !s.ok())
       throw InternalError("place: a candidate the subset refuses: " + std::string(s.message()));
     Scored x;
-    x.score = score_placement(view, topo, subset, demand, o.latency_us, o.file, [&](const vpcat::PlanStatus& s) {
-      throw InputError("--workload", 0, s.message());
-    });
-    x.placement = placement_text(view, names, c.gpus);
-    x.partial_after = partial_nodes(view, without(view, free, c.gpus));
-    x.candidate = std::move(c);
+    x.candidate = where.candidate(i);
+    x.judge = score_placement(view, topo, subset, demand, o.latency_us, o.file,
+                              [&](const vpcat::PlanStatus& s) { refused(s, o); });
+    x.strategy = strategy_text(x.candidate);
+    x.placement = placement_text(view, names, std::vector<std::uint64_t>(gpus, gpus + o.gpus));
     scored.push_back(std::move(x));
   }
-  std::stable_sort(scored.begin(), scored.end(),
-                   [](const Scored& a, const Scored& b) { return a.score.planned_us < b.score.planned_us; });
-  const double fast_enough = scored.front().score.planned_us * (1.0 + o.slack);
-  std::size_t choice = 0;
-  for (std::size_t i = 1; i < scored.size() && scored[i].score.planned_us <= fast_enough; ++i) {
-    const Scored &a = scored[i], &b = scored[choice];
-    if (a.partial_after != b.partial_after ? a.partial_after < b.partial_after
-                                           : a.score.node_count < b.score.node_count)
-      choice = i;
-  }
+  const std::size_t choice = where.choice();
   const Scored& best = scored[choice];
-  const std::uint32_t before = partial_nodes(view, free);
+  const std::uint32_t before = where.partial_nodes_before();
 
   std::string text;
   if (o.json) {
@@ -140,42 +156,48 @@ int run(const PlaceOptions& o) {
     j["free_gpus_after"] = free.total - o.gpus;
     j["nodes"] = view.node_count();
     j["partial_nodes_before"] = before;
-    j["partial_nodes_after"] = best.partial_after;
+    j["partial_nodes_after"] = best.candidate.partial_nodes_after;
     j["choice"] = choice + 1;
     catalog::Json list = catalog::Json::array();
     for (std::size_t i = 0; i < scored.size(); ++i) {
       const Scored& x = scored[i];
       catalog::Json c;
       c["rank"] = i + 1;
-      c["strategy"] = x.candidate.strategy;
+      c["strategy"] = x.strategy;
       c["placement"] = x.placement;
-      c["nodes"] = x.score.node_count;
-      c["planned_us"] = rounded(x.score.planned_us);
-      c["expected_us"] = rounded(x.score.expected_us);
-      c["bound_us"] = rounded(x.score.bound_us);
-      c["bound_cut"] = x.score.cut;
-      c["partial_nodes_after"] = x.partial_after;
+      c["nodes"] = x.candidate.node_count;
+      c["expected_us"] = rounded(x.candidate.expected_us);
+      c["planner_bound_us"] = rounded(x.candidate.bound_us);
+      c["planned_us"] = rounded(x.judge.planned_us);
+      c["bound_us"] = rounded(x.judge.bound_us);
+      c["bound_cut"] = x.judge.cut;
+      c["partial_nodes_after"] = x.candidate.partial_nodes_after;
       list.push_back(std::move(c));
     }
     j["candidates"] = std::move(list);
     text = j.dump(2) + "\n";
   } else {
-    text = fmt::format("place {} GPUs on {} (strategy: {})\n", o.gpus, best.placement, best.candidate.strategy);
-    text += fmt::format("  expected: {:.1f} us planned (the judge's simulation of the plan), bound {:.1f} us ({}), "
+    const vpcat::PlacementCandidate& c = best.candidate;
+    text = fmt::format("place {} GPUs on {} (strategy: {})\n", o.gpus, best.placement, best.strategy);
+    text += fmt::format("  expected: {:.1f} us (the planner's expected time, what the choice ranks), bound {:.1f} us "
+                        "(the planner's), ratio {:.3f}\n",
+                        c.expected_us, c.bound_us, c.bound_us > 0 ? c.expected_us / c.bound_us : 0.0);
+    text += fmt::format("  judge: {:.1f} us planned (the judge's simulation of the plan), bound {:.1f} us ({}), "
                         "ratio {:.3f}\n",
-                        best.score.planned_us, best.score.bound_us, best.score.cut,
-                        best.score.bound_us > 0 ? best.score.planned_us / best.score.bound_us : 0.0);
+                        best.judge.planned_us, best.judge.bound_us, best.judge.cut,
+                        best.judge.bound_us > 0 ? best.judge.planned_us / best.judge.bound_us : 0.0);
     text += fmt::format("  fragmentation: partial nodes {} -> {} of {}; free GPUs {} -> {}\n", before,
-                        best.partial_after, view.node_count(), free.total, free.total - o.gpus);
-    text += fmt::format("{} candidates, fastest first (choice: the fewest partial nodes within {:g}% of the fastest):\n",
+                        c.partial_nodes_after, view.node_count(), free.total, free.total - o.gpus);
+    text += fmt::format("{} candidates, fastest expected first (choice: the fewest partial nodes within {:g}% of the "
+                        "fastest):\n",
                         scored.size(), o.slack * 100);
-    text += fmt::format("{:>4}  {:>11}  {:>11}  {:>5}  {:>7}  {}\n", "rank", "planned_us", "bound_us", "nodes",
-                        "partial", "strategy: placement");
+    text += fmt::format("{:>4}  {:>11}  {:>9}  {:>10}  {:>5}  {:>7}  {}\n", "rank", "expected_us", "bound_us",
+                        "planned_us", "nodes", "partial", "strategy: placement");
     for (std::size_t i = 0; i < scored.size(); ++i) {
       const Scored& x = scored[i];
-      text += fmt::format("{:>3}{} {:>11.1f}  {:>11.1f}  {:>5}  {:>7}  {}: {}\n", i + 1, i == choice ? "*" : " ",
-                          x.score.planned_us, x.score.bound_us, x.score.node_count, x.partial_after,
-                          x.candidate.strategy, x.placement);
+      text += fmt::format("{:>3}{} {:>11.1f}  {:>9.1f}  {:>10.1f}  {:>5}  {:>7}  {}: {}\n", i + 1,
+                          i == choice ? "*" : " ", x.candidate.expected_us, x.candidate.bound_us, x.judge.planned_us,
+                          x.candidate.node_count, x.candidate.partial_nodes_after, x.strategy, x.placement);
     }
   }
   std::fwrite(text.data(), 1, text.size(), stdout);
@@ -201,11 +223,12 @@ Runner setup_place(CLI::App& app) {
   cmd->add_option("--latency-us", o->latency_us, "Start-up latency per transfer, microseconds (default 5)")
       ->check(CLI::Range(0.0, 1e6));
   cmd->add_option("--slack", o->slack,
-                  "Placements within this fraction of the fastest planned time count as fast; among them the "
+                  "Placements within this fraction of the fastest expected time count as fast; among them the "
                   "fewest partial nodes left wins (default 0.05)")
       ->check(CLI::Range(0.0, 100.0));
   cmd->add_flag("--json", o->json,
-                "Print JSON: {format, version, gpus, workload, ..., partial_nodes_before/after, choice, candidates}");
+                "Print JSON: {format, version, gpus, workload, ..., partial_nodes_before/after, choice, candidates: "
+                "[{..., expected_us, planner_bound_us, planned_us, bound_us, ...}]}");
   return [o] { return run(*o); };
 }
 

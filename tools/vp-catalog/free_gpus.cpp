@@ -84,13 +84,12 @@ FreeGpus read_free_gpus(const std::string& path, const vpcat::CatalogView& view)
   return out;
 }
 
-std::uint32_t partial_nodes(const vpcat::CatalogView& view, const FreeGpus& free) {
-  std::uint32_t partial = 0;
-  for (std::uint32_t n = 0; n < view.node_count(); ++n) {
-    const std::size_t have = free.by_node[n].size();
-    partial += have > 0 && have < view.node_type(view.node(n).node_type).gpu_count();
-  }
-  return partial;
+std::vector<std::uint64_t> free_gpu_list(const vpcat::CatalogView& view, const FreeGpus& free) {
+  std::vector<std::uint64_t> out;
+  out.reserve(free.total);
+  for (std::uint32_t n = 0; n < view.node_count(); ++n)
+    for (std::uint32_t local : free.by_node[n]) out.push_back(view.node(n).first_gpu + local);
+  return out;
 }
 
 }  // namespace vp::catalog_cli

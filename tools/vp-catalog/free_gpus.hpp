@@ -26,8 +26,8 @@ struct FreeGpus {
 // listed twice (naming both lines) or a file that lists no GPU.
 FreeGpus read_free_gpus(const std::string& path, const vpcat::CatalogView& view);
 
-// Nodes with some GPUs free and some not: the fragmentation a placement
-// leaves (a whole free node and a full node are not partial).
-std::uint32_t partial_nodes(const vpcat::CatalogView& view, const FreeGpus& free);
+// The free GPUs as catalog-wide GPU indexes, node by node, ascending: what
+// vpcat::place() (vpcat/placement.hpp) takes.
+std::vector<std::uint64_t> free_gpu_list(const vpcat::CatalogView& view, const FreeGpus& free);
 
 }  // namespace vp::catalog_cli

@@ -31,6 +31,7 @@
 #include "vpcat/planner/machine_model.hpp"   // MachineModel: what sharing a resource costs
 #include "vpcat/planner/plan.hpp"            // Plan, PlanOptions, PlanTransfer
 #include "vpcat/planner.hpp"                 // Planner
+#include "vpcat/placement.hpp"               // place(): where an N-GPU job goes among free GPUs
 
 // Names as clusters write them.
 #include "vpcat/gpu_list.hpp"    // GPU lists: "gpu01:0-3,gpu02:*"
