@@ -170,6 +170,10 @@ inline PlanStatus place(const CatalogView& view, const std::uint64_t* free, std:
     out.clear();
     return PlanStatus::at(PlanError::out_of_memory, "placement", "the candidates");
   }
+  if (!out.scratch_.assign(out.free_.node_count(), 0)) {
+    out.clear();
+    return PlanStatus::at(PlanError::out_of_memory, "placement", "a count per node");
+  }
   for (std::size_t i = 0; i < count; ++i) {
     const detail::RawCandidate& r = out.raw_[i];
     const std::uint64_t* g = out.gpus_.data() + r.first;

@@ -103,11 +103,13 @@ class FreeSet {
   std::uint64_t total() const noexcept { return total_; }
 
   // Nodes with some GPUs free and some not once `taken` (free GPUs, `count`
-  // of them) are taken; `scratch` holds a count per node.
+  // of them) are taken; `scratch` holds a count per node and must already
+  // hold node_count() entries (the caller allocates it, so that a failed
+  // allocation is reported, never counted as 0 partial nodes).
   std::uint32_t partial_nodes(const CatalogView& cat, const std::uint64_t* taken, std::size_t count,
                               PodBuffer<std::uint32_t>& scratch) const noexcept {
     const std::uint32_t nodes = node_count();
-    if (!scratch.assign(nodes, 0)) return 0;  // cannot happen after a first call of the same size
+    for (std::uint32_t n = 0; n < nodes; ++n) scratch[n] = 0;
     for (std::size_t i = 0; i < count; ++i) {
       std::uint32_t node = 0, local = 0;
       cat.locate_gpu(taken[i], &node, &local);
