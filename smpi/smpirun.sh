@@ -12,8 +12,8 @@
 # ring, pair, ompi, bruck, ...). --optim: SimGrid's network/optim, full
 # (default: every rate recomputed at every event, exact max-min) or lazy
 # (SimGrid's default: only the rates an event touches; up to 1.5 % off
-# max-min on skewed fan-out, docs/smpi.md, but the only one that takes 256
-# ranks' all-to-all in minutes: full re-solves 65,280 flows per event).
+# max-min on skewed fan-out; docs/smpi.md "256 ranks" for what neither
+# does at 65,280 flows at once).
 # Exit code: the program's (smpirun's), 1 on a usage error.
 set -euo pipefail
 smpirun=smpirun platform="" library="" np="" alg="" optim=Full
