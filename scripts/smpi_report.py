@@ -121,11 +121,24 @@ def section(w, facts):
       f"default judge, {len(a['same_eager'])} of {n} with `--eager detached`.")
     if a["differ"]:
         def why(r):
-            # VarioPath charged SMPI's counts exchange instead of vp-sim's.
-            t = dict(r["vpsim"])
-            t["VarioPath"] += r["smpi_exchange"] - r["vpsim_exchange"]
-            if fastest(t) == fastest(r["smpi"]):
+            # What makes vp-sim name SMPI's pick: VarioPath charged SMPI's
+            # counts exchange, the step-wise column taken from SMPI (pair
+            # for SpreadOut), or both.
+            def names(exchange, pair):
+                t = dict(r["vpsim"])
+                if exchange:
+                    t["VarioPath"] += r["smpi_exchange"] - r["vpsim_exchange"]
+                if pair:
+                    t["SpreadOut/pair"] = r["smpi"]["SpreadOut/pair"]
+                return fastest(t) == fastest(r["smpi"])
+            steps = (f"SMPI's pair takes {r['smpi']['SpreadOut/pair']:.1f} µs where `vp-sim`'s SpreadOut takes "
+                     f"{r['vpsim']['SpreadOut/pair']:.1f}")
+            if names(True, False):
                 return " (the counts exchange decides it: charged SMPI's, `vp-sim` names the same)"
+            if names(False, True):
+                return f" (the two step-wise schedules decide it: {steps})"
+            if names(True, True):
+                return f" (the two step-wise schedules and the counts exchange together: {steps})"
             return ""
         w(" The others (≠): " + "; ".join(
             f"{case(r)}: `vp-sim` names {fastest(r['vpsim'])}, SMPI {fastest(r['smpi'])}{why(r)}" for r in a["differ"])

@@ -39,18 +39,23 @@ def row(platform, size, vp, vp_eager, smpi, vp_ex, smpi_ex, plan):
 # Row 1: VarioPath fastest in both (40 against 30 + ...). Row 2: vp-sim
 # names SpreadOut (60 < 65), SMPI VarioPath (55 < 66); charged SMPI's counts
 # exchange (5 instead of 15) vp-sim's VarioPath is 55: VarioPath as SMPI.
+# Row 3: vp-sim names SpreadOut (60 < 63), SMPI VarioPath (60 < 66), both
+# engines charging the same counts exchange: SMPI's pair (66) decides it.
 facts = {"command": "scripts/smpi_compare.py --platforms p --workloads uniform --sizes 64K,1M", "seconds": 12,
          "load": [1.0, 2.0], "latency_us": 5.0, "eager_bytes": 65536,
          "rows": [row("p", 65536, 40.0, 39.0, 30.0, 15.0, 5.0, 20.0),
-                  row("p", 1048576, 65.0, 64.0, 55.0, 15.0, 5.0, 50.0)]}
+                  row("p", 1048576, 65.0, 64.0, 55.0, 15.0, 5.0, 50.0),
+                  row("q", 1048576, 63.0, 63.0, 60.0, 5.0, 5.0, 50.0)]}
 lines = []
 smpi_report.section(lines.append, facts)
 text = "\n".join(lines)
 check(lines[0] == smpi_report.TITLE, "the section starts with its title")
-check("**Same fastest scheduler in 1 of 2 cases (50 %)** with the default judge, 1 of 2 with `--eager detached`."
+check("**Same fastest scheduler in 1 of 3 cases (33 %)** with the default judge, 1 of 3 with `--eager detached`."
       in text, "the agreement count")
 check("p uniform 1 MiB calibrated: `vp-sim` names SpreadOut/pair, SMPI VarioPath (the counts exchange decides it"
       in text, "the disagreement and its cause")
+check("q uniform 1 MiB calibrated: `vp-sim` names SpreadOut/pair, SMPI VarioPath (the two step-wise schedules decide "
+      "it: SMPI's pair takes 66.0 µs where `vp-sim`'s SpreadOut takes 60.0)" in text, "a disagreement of schedules")
 # Largest |SMPI / vp-sim - 1|: VarioPath 64 KiB, 30 / 40 - 1 = -25 %; its
 # -10 us are -10 of counts exchange, -1 of eager sends and +1 of the rest.
 check("**The largest difference:** VarioPath on p uniform 64 KiB calibrated: `vp-sim` 40.0 µs, SMPI 30.0 µs "
