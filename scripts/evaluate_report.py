@@ -3,11 +3,15 @@
 
     evaluate_report.py --results DIR --platforms FILE --docs DOCS_DIR
                        --command CMD --build-type T --seconds S --jobs J
-                       --epsilon E --partial yes|no
+                       --epsilon E --partial yes|no [--smpi SMPI.json]
+    evaluate_report.py --smpi-only SMPI.json --docs DOCS_DIR
 
 Called by scripts/evaluate.sh, which produces DIR (one `vp-sim --json` file
 per platform and workload) and FILE (the platforms, in order). Python 3
-standard library only; the charts are hand-written SVG.
+standard library only; the charts are hand-written SVG. --smpi: the saved
+rows of scripts/smpi_compare.py --json, written as the section "Two judges"
+(scripts/smpi_report.py); --smpi-only writes that section alone into the
+existing DOCS_DIR/evaluation.md, the rest unchanged.
 """
 
 import argparse
@@ -18,8 +22,10 @@ import math
 import os
 import platform as pyplatform
 import subprocess
+import sys
 
 from calibrate import table_parameters  # scripts/calibrate.py: one walk of a contention table
+import smpi_report  # scripts/smpi_report.py: the section "Two judges" (SimGrid SMPI)
 
 SCHEDULERS = ["variopath", "fanout", "nccl", "spreadout", "fast", "deepep_nvlink_style", "deepep_pcie"]
 BASELINES = SCHEDULERS[1:]
@@ -455,7 +461,18 @@ def loopback_section(w, rows, cases, ccases, lcases, clcases):
 
 # ---- the report -----------------------------------------------------------------------------
 
+def smpi_only(argv):
+    """--smpi-only FILE --docs DIR: the section "Two judges" alone, into the existing report."""
+    ap = argparse.ArgumentParser(prog="evaluate_report.py --smpi-only")
+    ap.add_argument("--smpi-only", required=True, metavar="SMPI.json")
+    ap.add_argument("--docs", required=True)
+    a = ap.parse_args(argv)
+    smpi_report.update(os.path.join(a.docs, "evaluation.md"), smpi_report.load(a.smpi_only))
+
+
 def main():
+    if any(x == "--smpi-only" or x.startswith("--smpi-only=") for x in sys.argv[1:]):
+        return smpi_only(sys.argv[1:])
     ap = argparse.ArgumentParser()
     ap.add_argument("--results", required=True)
     ap.add_argument("--platforms", required=True)
@@ -470,6 +487,7 @@ def main():
     ap.add_argument("--partial", default="no")
     ap.add_argument("--contention", required=True, help="the contention table the contention runs used")
     ap.add_argument("--calibration", default="", help="the output of scripts/calibrate.py --model contention --check")
+    ap.add_argument("--smpi", default="", help="scripts/smpi_compare.py --json's file (none: the section says not run)")
     a = ap.parse_args()
     with open(a.platforms, encoding="utf-8") as f:
         platforms = [line.strip() for line in f if line.strip()]
@@ -795,6 +813,14 @@ def main():
 
     calibration_section(w, a.calibration)
     sizes_section(w, a.results, platforms)
+    if a.smpi:
+        smpi_report.section(w, smpi_report.load(a.smpi))
+    else:
+        w(smpi_report.TITLE)
+        w("")
+        w("Not run (SimGrid's `smpirun` absent, VP_EVAL_SMPI=0, or `scripts/smpi_compare.py` failed): "
+          "[smpi.md](smpi.md).")
+        w("")
 
     # ---- sweeps
     w("## Sweeps of the unsourced contention parameters and of the per-step cost")

@@ -3,13 +3,18 @@
 platform, demand and message size.
 
     scripts/smpi_compare.py [--build DIR] [--platforms A,B] [--workloads ...] [--sizes 64K,1M,8M] [--out DIR]
+                            [--json FILE]
 
 For every platform (a catalog built with vp-analyze from fixtures/platforms),
 workload, message size and model (ideal; calibrated = the committed contention
 table), it writes one demand file and runs
 
 * vp-sim --demand FILE --schedulers variopath,fanout,spreadout --planning-us 0
-  (--model contention for the calibrated rows), and
+  --machine-model simulator/contention.json (VarioPath planned as the
+  executor plans it; --model contention for the calibrated rows), as the
+  default judge runs
+  (every send a rendezvous) and with --eager detached (a message below
+  64 KiB does not hold its sender: SMPI's detached sends, smpirun.sh), and
 * under smpirun, on the platform of vp-sim --simgrid-platform (calibrated:
   through vp_simgrid_platform.so), the driver vp_smpi_alltoallv: VarioPath's
   MPI executor (libvpcat_mpi, unmodified), and MPI_Alltoallv with SMPI's
@@ -23,6 +28,9 @@ VarioPath, fan-out and the step-wise baseline (vp-sim's SpreadOut, the shift i -
 SMPI's pair), the fastest per engine, and at the end the fraction of cases
 where both name the same fastest, the largest difference between the engines
 for one scheduler, and how far the executor is from its plan's expected time.
+--json FILE saves every row and the run's facts (command, wall time, load)
+for scripts/evaluate_report.py, which renders them as the section "Two
+judges" of docs/evaluation.md.
 
 Workloads (each rank's message of SIZE bytes split as nccl-tests does, its own
 share SIZE / n staying local): uniform; hotspot (GPU 0 receives 10 x what
@@ -51,6 +59,13 @@ PLATFORMS = {
     "hgx-h20-2n-switch": ["--input", "hgx-h20-8cx7.json", "--cluster", "hgx-h20-8cx7-2n-switch.cluster.json"],
     "aws-g6-4n-switch": ["--input", "aws-g6-48xl.json", "--cluster", "aws-g6-48xl-4n-switch.cluster.json"],
 }
+# The machine model VarioPath's planner expects in the executor (libvpcat_mpi's
+# default PlanOptions::machine: the committed table's values) and in vp-plan:
+# vp-sim plans with it too, so that both engines judge the plan the executor
+# runs (vp-sim's default under --model ideal is the ideal model: another plan).
+MACHINE_MODEL = os.path.join(ROOT, "simulator", "contention.json")
+# SMPI's smpi/send-is-detached-thresh (smpirun.sh): vp-sim --eager detached below it.
+EAGER_BYTES = 65536
 # (label, vp-sim scheduler, SMPI method, SMPI algorithm)
 SCHEDULERS = [
     ("VarioPath", "variopath", "vpcat", None),
@@ -112,6 +127,15 @@ def run(cmd, log, env=None):
     return text
 
 
+def executor_exchange(text, log):
+    """The executor's counts exchange (us) of its last call: the driver's vpcat statistics line."""
+    for line in text.splitlines():
+        if line.startswith("vpcat calls "):
+            f = line.split()
+            return float(f[f.index("exchange_us") + 1])
+    die(2, f"no executor statistics in {log}")
+
+
 def smpi_time(text, log):
     for line in text.splitlines():
         if line.startswith("call 0 "):
@@ -131,6 +155,7 @@ def main():
     ap.add_argument("--sizes", default="64K,1M,8M", help="message sizes per rank (nccl-tests' size)")
     ap.add_argument("--latency-us", type=float, default=5.0, help="start-up latency per message, both engines")
     ap.add_argument("--out", default=None, help="intermediate files (default BUILD/smpi-compare)")
+    ap.add_argument("--json", default=None, help="save the rows and the run's facts to FILE (evaluate_report.py --smpi)")
     a = ap.parse_args()
     platforms = a.platforms.split(",")
     for p in platforms:
@@ -143,6 +168,7 @@ def main():
 
     build = a.build
     started = time.time()
+    load_start = os.getloadavg()[0]
     if not os.path.exists(os.path.join(build, "CMakeCache.txt")):
         step(["cmake", "-S", ROOT, "-B", build, "-DCMAKE_BUILD_TYPE=Release", "-DVP_BUILD_TESTS=OFF",
               "-DVP_BUILD_SMPI=ON"])
@@ -181,13 +207,20 @@ def main():
                                            str(a.latency_us), "--json"], base + "-plan.log"))["expected_us"]
                 for model in ("ideal", "calibrated"):
                     extra = ["--model", "contention"] if model == "calibrated" else []
-                    vs = json.loads(run([sim, "--catalog", cat, "--demand", base + ".json", "--schedulers",
-                                         "variopath,fanout,spreadout", "--planning-us", "0", "--latency-us",
-                                         str(a.latency_us), *extra, "--json"], f"{base}-{model}-vpsim.log"))["results"]
+                    def judge(eager, tag):
+                        return json.loads(run([sim, "--catalog", cat, "--demand", base + ".json", "--schedulers",
+                                               "variopath,fanout,spreadout", "--planning-us", "0", "--latency-us",
+                                               str(a.latency_us), "--machine-model", MACHINE_MODEL, *extra, *eager,
+                                               "--json"],
+                                              f"{base}-{model}-vpsim{tag}.log"))["results"]
+                    vs = judge([], "")
+                    ve = judge(["--eager", "detached", "--eager-bytes", str(EAGER_BYTES)], "-eager")
                     row = {"platform": plat, "workload": w, "size": size, "model": model, "n": n,
-                           "plan": expected, "vpsim": {}, "smpi": {}}
+                           "plan": expected, "vpsim": {}, "vpsim_eager": {}, "smpi": {},
+                           "vpsim_exchange": vs["variopath"]["exchange_us"]}
                     for label, sched, method, alg in SCHEDULERS:
                         row["vpsim"][label] = vs[sched]["time_us"]
+                        row["vpsim_eager"][label] = ve[sched]["time_us"]
                         cmd = [smpirun_sh, "--platform", xml[model], "--np", str(n)]
                         if model == "calibrated":
                             cmd += ["--library", lib]
@@ -198,11 +231,25 @@ def main():
                             cmd += ["--catalog", cat]
                         env = dict(os.environ, VPCAT_RANK_MAP=f"0-{n - 1}")
                         log = f"{base}-{model}-{method}{'-' + alg if alg else ''}.log"
-                        row["smpi"][label] = smpi_time(run(cmd, log, env), log)
+                        text = run(cmd, log, env)
+                        row["smpi"][label] = smpi_time(text, log)
+                        if method == "vpcat":
+                            row["smpi_exchange"] = executor_exchange(text, log)
                     rows.append(row)
                     print_row(row, header=len(rows) == 1)
                     sys.stdout.flush()
-    summary(rows, time.time() - started)
+    seconds = time.time() - started
+    summary(rows, seconds)
+    if a.json:
+        # The command as far as it decides the results (not where files go).
+        command = f"scripts/smpi_compare.py --platforms {a.platforms} --workloads {a.workloads} --sizes {a.sizes}"
+        if a.latency_us != 5.0:
+            command += f" --latency-us {a.latency_us:g}"
+        facts = {"command": command, "seconds": round(seconds),
+                 "load": [round(load_start, 1), round(os.getloadavg()[0], 1)], "latency_us": a.latency_us,
+                 "eager_bytes": EAGER_BYTES, "rows": rows}
+        with open(a.json, "w") as f:
+            json.dump(facts, f, indent=1)
 
 
 def fastest(times):
@@ -212,10 +259,11 @@ def fastest(times):
 def print_row(r, header):
     labels = [s[0] for s in SCHEDULERS]
     if header:
-        print("# times in us: vp-sim | SMPI; SpreadOut/pair = vp-sim's SpreadOut (shift) | SMPI's pair (XOR exchange)")
+        print("# times in us: vp-sim | vp-sim --eager detached | SMPI; "
+              "SpreadOut/pair = vp-sim's SpreadOut (shift) | SMPI's pair (XOR exchange)")
         print(f"{'platform':<17} {'workload':<8} {'size':>9} {'model':<10} {'plan':>8} " +
-              " ".join(f"{l:>23}" for l in labels) + f"  {'fastest vp-sim | SMPI':<30}")
-    cells = " ".join(f"{r['vpsim'][l]:>11.1f} |{r['smpi'][l]:>10.1f}" for l in labels)
+              " ".join(f"{l:>31}" for l in labels) + f"  {'fastest vp-sim | SMPI':<30}")
+    cells = " ".join(f"{r['vpsim'][l]:>9.1f} |{r['vpsim_eager'][l]:>9.1f} |{r['smpi'][l]:>9.1f}" for l in labels)
     fv, fs = fastest(r["vpsim"]), fastest(r["smpi"])
     print(f"{r['platform']:<17} {r['workload']:<8} {r['size']:>9} {r['model']:<10} {r['plan']:>8.1f} {cells}  "
           f"{fv} | {fs}{'' if fv == fs else '  (differ)'}")
@@ -232,7 +280,9 @@ def summary(rows, seconds):
           f"vp-sim {r['vpsim'][l]:.1f} us, SMPI {r['smpi'][l]:.1f} us ({100 * (r['smpi'][l] / r['vpsim'][l] - 1):+.1f} %)")
     for label in [s[0] for s in SCHEDULERS]:
         ratios = [r["smpi"][label] / r["vpsim"][label] for r in rows]
-        print(f"{label}: SMPI / vp-sim from {min(ratios):.3f} to {max(ratios):.3f}")
+        eager = [r["smpi"][label] / r["vpsim_eager"][label] for r in rows]
+        print(f"{label}: SMPI / vp-sim from {min(ratios):.3f} to {max(ratios):.3f}; "
+              f"SMPI / vp-sim --eager detached from {min(eager):.3f} to {max(eager):.3f}")
     ratios = [r["smpi"]["VarioPath"] / r["plan"] for r in rows]
     print(f"VarioPath's executor under SMPI / its plan's expected time: from {min(ratios):.3f} to {max(ratios):.3f}")
     print(f"done in {seconds:.0f} s")

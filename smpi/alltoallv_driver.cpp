@@ -4,7 +4,8 @@
 // (docs/smpi.md), where MPI_Alltoallv is the algorithm of
 // --cfg=smpi/alltoallv:NAME; it is plain MPI and runs under mpirun too.
 //
-//   smpirun -np N ... vp_smpi_alltoallv --method vpcat|mpi --demand D.txt [--catalog C.vpcat] [--calls K] [--no-check]
+//   smpirun -np N ... vp_smpi_alltoallv --method vpcat|mpi --demand D.txt [--catalog C.vpcat] [--calls K]
+//                                       [--no-check | --shared-malloc]
 //
 // D.txt: the number of ranks n, then n x n byte counts, row = source rank
 // (whitespace-separated; `#` starts a comment line). Rank i sends row i.
@@ -24,8 +25,18 @@
 // exchange, planning, transfer, steps). Exit codes: 0 ok, 1 usage, 2 a bad
 // demand file or a catalog that cannot be opened or does not fit, 3 a byte
 // received wrong (the first ones are named), 4 an MPI or executor failure.
+//
+// --shared-malloc (SMPI only; for the largest platforms): the buffers come
+// from SMPI's partial shared malloc, in which every rank's unsampled blocks
+// are one shared, folded mapping whose bytes SMPI does not copy, so memory
+// and copying stay small. What is still checked: the sampled bytes, which
+// stay private: per rank, the blocks to and from its partners
+// at distances 1 + k floor(n / 8), k = 0..7 ((dst - src) mod n; at most 8
+// partners each way), their even offsets below 64 (see kSampleBytes). The
+// line then says "check sampled".
 #include <mpi.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdint>
@@ -51,6 +62,7 @@ struct Args {
   std::string method, demand, catalog;
   int calls = 1;
   bool check = true;
+  bool shared = false;  // --shared-malloc
 };
 
 [[noreturn]] void quit(int code, const std::string& msg) {
@@ -77,11 +89,16 @@ Args parse_args(int argc, char** argv) {
       if (end == v.c_str() || *end != '\0' || c < 1 || c > 1000) quit(1, "--calls " + v + ": a whole number from 1 to 1000 expected");
       a.calls = static_cast<int>(c);
     } else if (s == "--no-check") a.check = false;
-    else quit(1, "unknown argument " + s + " (usage: --method vpcat|mpi --demand D.txt [--catalog C.vpcat] [--calls K] [--no-check])");
+    else if (s == "--shared-malloc") a.shared = true;
+    else quit(1, "unknown argument " + s + " (usage: --method vpcat|mpi --demand D.txt [--catalog C.vpcat] [--calls K] [--no-check | --shared-malloc])");
   }
   if (a.method != "vpcat" && a.method != "mpi") quit(1, "--method vpcat or --method mpi expected");
   if (a.demand.empty()) quit(1, "--demand D.txt expected");
   if (a.method == "vpcat" && a.catalog.empty()) quit(1, "--method vpcat needs --catalog C.vpcat");
+  if (a.shared && !a.check) quit(1, "--shared-malloc and --no-check: choose one (--shared-malloc checks the sampled blocks)");
+#ifndef SMPI_PARTIAL_SHARED_MALLOC
+  if (a.shared) quit(1, "--shared-malloc needs SMPI (a build with smpicxx, run under smpirun)");
+#endif
   return a;
 }
 
@@ -134,6 +151,77 @@ unsigned char pattern(int src, int dst, std::int64_t i) {
   return static_cast<unsigned char>(src * 7 + dst * 13 + i * 31 + (i >> 8) + 1);
 }
 
+// Under --shared-malloc, the bytes of a block that stay private and are
+// checked: for the sampled pairs, whose distance (dst - src) mod n is one of
+// 1 + k floor(n / 8), k = 0..7, the even offsets below kSampleBytes. Single
+// private bytes between shared ones: SMPI 3.32 copies a message's private
+// blocks only from where they begin (a message that starts inside a
+// private block loses it: its shift_and_frame_private_blocks), and the
+// executor may split a block into chunks at any offset.
+constexpr std::int64_t kSampleBytes = 64;
+bool sampled(int src, int dst, int n) {
+  const int d = ((dst - src) % n + n) % n, stride = n / 8 > 0 ? n / 8 : 1;
+  return d >= 1 && (d - 1) % stride == 0 && (d - 1) / stride < 8;
+}
+
+// The offsets of a block (of `count` bytes) that are written and checked:
+// every one, or under --shared-malloc the sample of a sampled block, or none.
+struct Checked {
+  bool all;
+  bool sampled;
+  std::int64_t first_after(std::int64_t count) const { return all ? count : sampled ? std::min(count, kSampleBytes) : 0; }
+  std::int64_t step() const { return all ? 1 : 2; }
+};
+
+// A send or receive buffer of `total` bytes whose blocks are at `displs`
+// with `counts`. Private (std::vector) unless `shared`: then SMPI's partial
+// shared malloc, shared but for the bytes checked[j] names.
+class Buffer {
+ public:
+  Buffer(std::int64_t total, const std::vector<int>& counts, const std::vector<int>& displs, bool shared,
+         const std::vector<Checked>& checked)
+      : size_(static_cast<std::size_t>(total)) {
+#ifdef SMPI_PARTIAL_SHARED_MALLOC
+    if (shared && size_ > 0) {
+      // The shared ranges [from, to): everything but the private bytes.
+      std::vector<std::size_t> ranges;
+      std::size_t at = 0;
+      for (std::size_t j = 0; j < counts.size(); ++j)
+        for (std::int64_t i = 0; i < checked[j].first_after(counts[j]); i += checked[j].step()) {
+          const auto p = static_cast<std::size_t>(displs[j] + i);
+          if (p > at) ranges.insert(ranges.end(), {at, p});
+          at = p + 1;
+        }
+      if (size_ > at) ranges.insert(ranges.end(), {at, size_});
+      if (!ranges.empty()) {
+        data_ = static_cast<unsigned char*>(SMPI_PARTIAL_SHARED_MALLOC(size_, ranges.data(), static_cast<int>(ranges.size() / 2)));
+        shared_ = true;
+        return;
+      }
+    }
+#else
+    (void)counts, (void)displs, (void)shared, (void)checked;
+#endif
+    own_.resize(size_);
+    data_ = own_.data();
+  }
+  ~Buffer() {
+#ifdef SMPI_PARTIAL_SHARED_MALLOC
+    if (shared_) SMPI_SHARED_FREE(data_);
+#endif
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  unsigned char* data() { return data_; }
+  unsigned char& operator[](std::size_t i) { return data_[i]; }
+
+ private:
+  std::size_t size_;
+  std::vector<unsigned char> own_;
+  unsigned char* data_ = nullptr;
+  bool shared_ = false;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -157,9 +245,16 @@ int main(int argc, char** argv) {
   for (int v : m) all += v;
   if (stotal > std::numeric_limits<int>::max() || rtotal > std::numeric_limits<int>::max())
     quit(2, a.demand + ": rank " + std::to_string(rank_) + " sends or receives more than 2^31 - 1 bytes");
-  std::vector<unsigned char> sbuf(static_cast<std::size_t>(stotal)), rbuf(static_cast<std::size_t>(rtotal));
+  // The blocks written and checked: all, or under --shared-malloc the sampled ones.
+  std::vector<Checked> sends(n), receives(n);
+  for (int j = 0; j < n; ++j) {
+    sends[j] = {!a.shared, sampled(rank_, j, n)};
+    receives[j] = {!a.shared, sampled(j, rank_, n)};
+  }
+  Buffer sbuf(stotal, scounts, sdispls, a.shared, sends), rbuf(rtotal, rcounts, rdispls, a.shared, receives);
   for (int j = 0; j < n; ++j)
-    for (std::int64_t i = 0; i < scounts[j]; ++i) sbuf[static_cast<std::size_t>(sdispls[j] + i)] = pattern(rank_, j, i);
+    for (std::int64_t i = 0; i < sends[j].first_after(scounts[j]); i += sends[j].step())
+      sbuf[static_cast<std::size_t>(sdispls[j] + i)] = pattern(rank_, j, i);
 
   vpcat_mpi_ctx* ctx = nullptr;
   if (a.method == "vpcat") {
@@ -174,7 +269,9 @@ int main(int argc, char** argv) {
 
   int status = 0;
   for (int call = 0; call < a.calls; ++call) {
-    std::memset(rbuf.data(), 0, rbuf.size());
+    for (int j = 0; j < n; ++j)
+      for (std::int64_t i = 0; i < receives[j].first_after(rcounts[j]); i += receives[j].step())
+        rbuf[static_cast<std::size_t>(rdispls[j] + i)] = 0;
     MPI_Barrier(MPI_COMM_WORLD);
     const double left = MPI_Wtime();
     double latest = 0;
@@ -190,7 +287,7 @@ int main(int argc, char** argv) {
     std::int64_t wrong = 0;
     if (a.check) {
       for (int j = 0; j < n; ++j)
-        for (std::int64_t i = 0; i < rcounts[j]; ++i)
+        for (std::int64_t i = 0; i < receives[j].first_after(rcounts[j]); i += receives[j].step())
           if (rbuf[static_cast<std::size_t>(rdispls[j] + i)] != pattern(j, rank_, i)) {
             if (wrong < 3)
               std::fprintf(stderr, "vp_smpi_alltoallv: rank %d: call %d: byte %" PRId64 " from rank %d is %u, %u expected\n",
@@ -205,7 +302,7 @@ int main(int argc, char** argv) {
     MPI_Reduce(&wrong, &wrong_all, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank_ == 0) {
       std::printf("call %d method %s ranks %d bytes %" PRId64 " time_us %.3f check %s\n", call, a.method.c_str(), n, all,
-                  (last - first) * 1e6, !a.check ? "off" : wrong_all == 0 ? "ok" : "FAILED");
+                  (last - first) * 1e6, !a.check ? "off" : wrong_all != 0 ? "FAILED" : a.shared ? "sampled" : "ok");
       if (wrong_all != 0) status = 3;
     }
   }

@@ -2,7 +2,8 @@
 # ctest smpi_alltoallv (docs/smpi.md): VarioPath's MPI executor and
 # MPI_Alltoallv's algorithms under SimGrid's SMPI, on the platforms that
 # vp-sim --simgrid-platform writes for one 8-GPU node and for two of them on a
-# switch (16 ranks), ideal and calibrated, every received byte checked.
+# switch (16 ranks), ideal and calibrated, every received byte checked; and
+# the driver's --shared-malloc (a sample checked, the same time).
 #
 #   smpi/test.sh VP_ANALYZE VP_SIM FIXTURES_DIR OUT SMPIRUN DRIVER PLATFORM_LIB
 #
@@ -71,6 +72,18 @@ for model in ideal calibrated; do
     run "$model-$np-ring" "$np" "$cat" "$model" mpi ring
   done
 done
+# --shared-malloc: the sampled bytes checked, the time the full check's.
+log="$out/ideal-16-vpcat-shared.log"
+if ! VPCAT_RANK_MAP=0-15 "$here/smpirun.sh" --smpirun "$smpirun" --platform "$out/c2-ideal.xml" --np 16 -- "$driver" \
+    --method vpcat --catalog "$out/c2.vpcat" --demand "$out/d16.txt" --calls 2 --shared-malloc > "$log" 2>&1; then
+  cat "$log" >&2; fail "ideal-16-vpcat-shared: the run failed"
+fi
+[[ $(grep -c ' check sampled$' "$log") == 2 ]] || { cat "$log" >&2; fail "ideal-16-vpcat-shared: the sampled bytes did not arrive right"; }
+shared_time=$(awk '/^call 0 /{ for (i = 1; i < NF; ++i) if ($i == "time_us") print $(i + 1) }' "$log")
+[[ "$shared_time" == "${time[ideal-16-vpcat]}" ]] ||
+  fail "ideal-16-vpcat-shared: $shared_time us with --shared-malloc, ${time[ideal-16-vpcat]} us without"
+printf '%-34s %12s us\n' ideal-16-vpcat-shared "$shared_time"
+
 # The calibrated platform loses where fan-out crowds the root complexes
 # (the judge's forwarder curve): slower than the ideal one.
 awk -v c="${time[calibrated-16-ompi_basic_linear]}" -v i="${time[ideal-16-ompi_basic_linear]}" 'BEGIN { exit !(c > i) }' ||

@@ -58,6 +58,7 @@ def main():
             "drift": ["--workload", "drift:calls=2,tokens=64", "--schedulers", "variopath,fast"],
             "contention": ["--workload", "uniform:bytes=65536", "--model", "contention", "--contention", table],
             "default_contention": ["--workload", "uniform:bytes=65536", "--model", "contention"],
+            "eager": ["--workload", "uniform:bytes=65536", "--schedulers", "variopath,spreadout", "--eager", "detached"],
             # A sweep of message sizes (nccl-tests' -b 1K -e 16K -f 4), and
             # one of a skewed workload under the contention model.
             "sizes": ["--workload", "uniform", "--schedulers", "variopath,fanout", "--sizes", "1K:16K:4"],

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "fluid.hpp"
+#include "vp/base/errors.hpp"
 #include "vp/sim/lower_bound.hpp"
 #include "vp/sim/prng.hpp"
 #include "vp/sim/simulate.hpp"
@@ -25,11 +26,14 @@ Flow flow(const Topology& t, ComponentId src, ComponentId dst, double bytes) {
   return Flow{src, dst, src, dst, bytes, intra_node_route(t, src, dst)};
 }
 
-SimOptions options(SyncMode sync, double latency_us, double epsilon = 0.0) {
+SimOptions options(SyncMode sync, double latency_us, double epsilon = 0.0, EagerMode eager = EagerMode::off,
+                   double eager_bytes = 65536.0) {
   SimOptions o;
   o.sync = sync;
   o.latency_us = latency_us;
   o.completion_epsilon = epsilon;
+  o.eager = eager;
+  o.eager_bytes = eager_bytes;
   return o;
 }
 
@@ -60,20 +64,25 @@ std::vector<Schedule> random_schedules(const Topology& t, int count, int steps) 
 // flow of step s starts, after the latency, once every flow of an earlier
 // step sharing a rank with it has finished; at every event the rates are
 // recomputed by a full progressive filling. Flows are not merged (the
-// schedules above have one flow per pair and step).
-double reference_rank_makespan(const Topology& t, const Schedule& schedule, double latency) {
+// schedules above have one flow per pair and step). With eager sends, a
+// rank does not wait for a flow it sends below `eager_bytes`, and with
+// EagerMode::eager such a flow waits only for its sender.
+double reference_rank_makespan(const Topology& t, const Schedule& schedule, double latency,
+                               EagerMode eager = EagerMode::off, double eager_bytes = 0.0) {
   struct F {
     std::size_t step;
     ComponentId src, dst;
     std::vector<std::size_t> res;
     double left, start = std::numeric_limits<double>::infinity();
     bool done = false;
+    bool small = false;
   };
   std::map<std::size_t, double> cap;
   std::vector<F> flows;
   for (std::size_t s = 0; s < schedule.steps.size(); ++s)
     for (const Flow& f : schedule.steps[s].flows) {
       F x{s, f.src, f.dst, {}, f.bytes};
+      x.small = eager != EagerMode::off && f.bytes < eager_bytes && f.src != f.dst;
       for (LinkId l : f.route.links) x.res.push_back(l), cap[l] = t.links[l].capacity.gbps * 1e3;
       for (std::size_t i = 0; i + 1 < f.route.links.size(); ++i) {
         const ComponentId mid = t.links[f.route.links[i]].dst;
@@ -88,9 +97,14 @@ double reference_rank_makespan(const Topology& t, const Schedule& schedule, doub
   for (;;) {
     for (F& f : flows) {  // posts
       if (f.start < kInf) continue;
+      // Rank r has reached f's step once every flow of an earlier step it
+      // waits for is done; f needs its sender there, and its receiver too
+      // unless it moves eagerly.
+      auto waits = [](const F& g, ComponentId r) { return g.dst == r || (g.src == r && !g.small); };
       bool ready = true;
       for (const F& g : flows)
-        if (g.step < f.step && !g.done && (g.src == f.src || g.dst == f.src || g.src == f.dst || g.dst == f.dst))
+        if (g.step < f.step && !g.done &&
+            (waits(g, f.src) || (waits(g, f.dst) && !(f.small && eager == EagerMode::eager))))
           ready = false;
       if (ready) f.start = now + latency;
     }
@@ -188,6 +202,51 @@ TEST_CASE("rank sync: a relay waits for its previous step; a rank without flows 
   CHECK(b.time_us == doctest::Approx(9.0 + 9.0 + 6.0));
 }
 
+TEST_CASE("eager sends: a small message does not hold its sender; detached waits for the receiver's step, eager not") {
+  Topology t = make_node_from_shape("[g4]", {});  // 24 GB/s links under one switch, 24e3 bytes per us
+  const auto& g = t.gpus;
+  // Sender free: step 0: 0 -> 1 48e3 bytes (2 us alone), step 1: 0 -> 2
+  // 24e3. Rendezvous: 0 -> 2 is posted when 0 -> 1 ends (7 us): 12 .. 13.
+  // Below the limit, rank 0 goes on at once: 0 -> 2 starts at 5 beside
+  // 0 -> 1 on GPU 0's link (12e3 bytes per us each): 0 -> 2 ends at 7,
+  // 0 -> 1 moves its last 24e3 bytes alone, ending at 8.
+  Schedule sender{{Step{{flow(t, g[0], g[1], 48e3)}}, Step{{flow(t, g[0], g[2], 24e3)}}}};
+  CHECK(simulate(t, sender, options(SyncMode::rank, 5)).time_us == doctest::Approx(13.0));
+  for (EagerMode m : {EagerMode::detached, EagerMode::eager}) {
+    SimResult r = simulate(t, sender, options(SyncMode::rank, 5, 0.0, m, 1e5));
+    CHECK(r.time_us == doctest::Approx(8.0));
+    CHECK(r.arrival_us[2] == doctest::Approx(7.0));
+    CHECK(r.rank_finish_us[0] == doctest::Approx(8.0));  // its last transfer, not when it went on
+    CHECK(r.step_us[1] == doctest::Approx(7.0));          // posted at 0
+  }
+  // The limit is strict (0 -> 1 is 48e3 bytes), and the barrier mode has
+  // no eager sends ((5 + 2) + (5 + 1)).
+  CHECK(simulate(t, sender, options(SyncMode::rank, 5, 0.0, EagerMode::eager, 48001)).time_us == doctest::Approx(8.0));
+  CHECK(simulate(t, sender, options(SyncMode::rank, 5, 0.0, EagerMode::eager, 48e3)).time_us == doctest::Approx(13.0));
+  CHECK(simulate(t, sender, options(SyncMode::barrier, 5, 0.0, EagerMode::eager, 1e5)).time_us == doctest::Approx(13.0));
+
+  // Receiver late: step 0: 2 -> 1 48e3 (rank 1 busy until 7); step 1:
+  // 0 -> 1 24e3, rank 0 there at once. Detached, it waits for rank 1's
+  // step (posted at 7: 12 .. 13, as a rendezvous); eager, it moves at once
+  // (5 .. 7 beside 2 -> 1 into GPU 1, which ends at 8), and rank 1 passes
+  // through its step 1, its receive already in.
+  Schedule late{{Step{{flow(t, g[2], g[1], 48e3)}}, Step{{flow(t, g[0], g[1], 24e3)}}}};
+  CHECK(simulate(t, late, options(SyncMode::rank, 5)).time_us == doctest::Approx(13.0));
+  CHECK(simulate(t, late, options(SyncMode::rank, 5, 0.0, EagerMode::detached, 1e5)).time_us == doctest::Approx(13.0));
+  SimResult e = simulate(t, late, options(SyncMode::rank, 5, 0.0, EagerMode::eager, 1e5));
+  CHECK(e.time_us == doctest::Approx(8.0));
+  CHECK(e.arrival_us[1] == doctest::Approx(8.0));
+  CHECK(e.rank_finish_us[1] == doctest::Approx(8.0));
+  CHECK(e.rank_finish_us[0] == doctest::Approx(7.0));
+}
+
+TEST_CASE("eager sends: out-of-range options are refused") {
+  Topology t = make_node_from_shape("[g2]", {});
+  Schedule s{{Step{{flow(t, t.gpus[0], t.gpus[1], 1e3)}}}};
+  CHECK_THROWS_AS(simulate(t, s, options(SyncMode::rank, 5, 0.0, EagerMode::eager, -1.0)), UsageError);
+  CHECK_THROWS_AS(simulate(t, s, options(SyncMode::rank, 5, 0.0, static_cast<EagerMode>(7))), UsageError);
+}
+
 TEST_CASE("rank sync: a step without bytes takes no time, as the executor posts nothing for it") {
   Topology t = make_node_from_shape("[g2]", {});
   Schedule s{{Step{{flow(t, t.gpus[0], t.gpus[1], 0.0)}}, Step{}, Step{{flow(t, t.gpus[1], t.gpus[0], 24e3)}}}};
@@ -206,13 +265,16 @@ TEST_CASE("rank sync equals barrier sync on a single step") {
   for (const Schedule& s : random_schedules(t, 8, 1)) {
     CAPTURE(trial++);
     for (double eps : {0.0, 1e-4}) {
-      SimResult rank = simulate(t, s, options(SyncMode::rank, 5, eps));
-      SimResult barrier = simulate(t, s, options(SyncMode::barrier, 5, eps));
-      CHECK(rank.time_us == doctest::Approx(barrier.time_us).epsilon(1e-9));
-      CHECK(rank.step_us[0] == doctest::Approx(barrier.step_us[0]).epsilon(1e-9));
-      for (std::size_t i = 0; i < t.gpus.size(); ++i) {
-        CHECK(rank.arrival_us[i] == doctest::Approx(barrier.arrival_us[i]).epsilon(1e-9));
-        CHECK(rank.rank_finish_us[i] == doctest::Approx(barrier.rank_finish_us[i]).epsilon(1e-9));
+      for (EagerMode m : {EagerMode::off, EagerMode::detached, EagerMode::eager}) {
+        CAPTURE(static_cast<int>(m));
+        SimResult rank = simulate(t, s, options(SyncMode::rank, 5, eps, m, 1e5));
+        SimResult barrier = simulate(t, s, options(SyncMode::barrier, 5, eps));
+        CHECK(rank.time_us == doctest::Approx(barrier.time_us).epsilon(1e-9));
+        CHECK(rank.step_us[0] == doctest::Approx(barrier.step_us[0]).epsilon(1e-9));
+        for (std::size_t i = 0; i < t.gpus.size(); ++i) {
+          CHECK(rank.arrival_us[i] == doctest::Approx(barrier.arrival_us[i]).epsilon(1e-9));
+          CHECK(rank.rank_finish_us[i] == doctest::Approx(barrier.rank_finish_us[i]).epsilon(1e-9));
+        }
       }
     }
   }
@@ -233,6 +295,13 @@ TEST_CASE("rank sync matches a from-scratch reference and never beats the lower 
     const double bound = lower_bound(t, d, BoundOptions{3.0}).time_us;
     SimResult exact = simulate(t, s, options(SyncMode::rank, 3));
     CHECK(exact.time_us == doctest::Approx(reference_rank_makespan(t, s, 3.0)).epsilon(1e-9));
+    // Eager sends, the limit inside the sizes' range (1e3 .. 1e6 bytes).
+    for (EagerMode m : {EagerMode::detached, EagerMode::eager}) {
+      CAPTURE(static_cast<int>(m));
+      const double eager = simulate(t, s, options(SyncMode::rank, 3, 0.0, m, 3e4)).time_us;
+      CHECK(eager == doctest::Approx(reference_rank_makespan(t, s, 3.0, m, 3e4)).epsilon(1e-9));
+      CHECK(eager >= bound * (1 - 1e-12));
+    }
     SimResult batched = simulate(t, s, options(SyncMode::rank, 3, 1e-2));
     CHECK(batched.time_us == doctest::Approx(exact.time_us).epsilon(2e-2));
     for (const SimResult* r : {&exact, &batched}) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -177,21 +178,29 @@ class StepBuilder {
 // (mpi/src/exec.cpp): each rank goes through the steps it takes part in, in
 // order, posting a step's sends and receives once all its transfers of its
 // earlier steps have finished (it waits for both). A transfer starts, after
-// the latency, once both its ranks have reached its step.
+// the latency, once both its ranks have reached its step. A small message
+// (SimOptions::eager) is not waited for by its sender, and with
+// EagerMode::eager starts once its sender has reached its step.
 class RankStarts : public detail::Starts {
  public:
-  // Per transfer: its step and its ranks (GPU indexes of src and dst).
+  // Per transfer: its step, its ranks (GPU indexes of src and dst) and
+  // whether it is a small message.
   RankStarts(std::size_t ranks, const std::vector<std::uint32_t>& step, const std::vector<std::uint32_t>& src,
-             const std::vector<std::uint32_t>& dst, double latency_us)
-      : step_(step), src_(src), dst_(dst), latency_(latency_us), slots_(ranks), cursor_(ranks, 0), finish_(ranks, 0.0), start_(step.size(), 0.0) {
+             const std::vector<std::uint32_t>& dst, const std::vector<char>& small, EagerMode eager, double latency_us)
+      : step_(step), src_(src), dst_(dst), small_(small), eager_(eager), latency_(latency_us), slots_(ranks),
+        cursor_(ranks, 0), finish_(ranks, 0.0), start_(step.size(), 0.0), posted_(step.size(), 0),
+        slot_of_(step.size(), {kNoSlot, kNoSlot}) {
     // Transfers are numbered in step order, so each rank's slots are too.
     for (std::uint32_t k = 0; k < step.size(); ++k) {
-      for (std::uint32_t r : {src[k], dst[k]}) {
+      for (int end = 0; end < 2; ++end) {
+        const std::uint32_t r = end == 0 ? src[k] : dst[k];
+        if (end == 1 && r == src[k]) continue;  // src == dst: one slot entry
         auto& v = slots_[r];
         if (v.empty() || v.back().step != step[k]) v.push_back({step[k], 0, {}});
-        if (!v.back().transfers.empty() && v.back().transfers.back() == k) continue;  // src == dst
-        ++v.back().remaining;
         v.back().transfers.push_back(k);
+        if (end == 0 && waits_sender_not(k)) continue;  // the sender does not wait for a small message
+        ++v.back().remaining;
+        slot_of_[k][end] = static_cast<std::uint32_t>(v.size() - 1);
       }
     }
   }
@@ -203,14 +212,27 @@ class RankStarts : public detail::Starts {
   double started_at(std::uint32_t k) const { return start_[k]; }
 
   void first(std::vector<detail::Start>& out) override {
-    for (std::uint32_t k = 0; k < step_.size(); ++k)
-      if (current(src_[k]) == step_[k] && current(dst_[k]) == step_[k]) post(k, 0.0, out);
+    const std::size_t from = out.size();
+    for (std::uint32_t r = 0; r < slots_.size(); ++r) enter(r, 0.0, out);
+    // In transfer order, as the engine has always been given them.
+    std::sort(out.begin() + static_cast<std::ptrdiff_t>(from), out.end(),
+              [](const detail::Start& a, const detail::Start& b) { return a.transfer < b.transfer; });
   }
 
   void finished(const std::vector<std::uint32_t>& done, double now, std::vector<detail::Start>& out) override {
     for (std::uint32_t k : done) {
-      leave(src_[k], now, out);
-      if (dst_[k] != src_[k]) leave(dst_[k], now, out);
+      for (int end = 0; end < 2; ++end) {
+        const std::uint32_t r = end == 0 ? src_[k] : dst_[k];
+        finish_[r] = std::max(finish_[r], now);
+        const std::uint32_t slot = slot_of_[k][end];
+        if (slot == kNoSlot) continue;  // not waited for at this end
+        // With early starts a receive can finish before its rank reaches
+        // the step: its slot is then passed through on arrival.
+        if (--slots_[r][slot].remaining == 0 && slot == cursor_[r]) {
+          ++cursor_[r];
+          enter(r, now, out);
+        }
+      }
     }
   }
 
@@ -220,35 +242,63 @@ class RankStarts : public detail::Starts {
     std::vector<std::uint32_t> transfers;
   };
   static constexpr std::uint32_t kDone = 0xFFFFFFFFu;
+  static constexpr std::uint32_t kNoSlot = 0xFFFFFFFFu;
+
+  bool waits_sender_not(std::uint32_t k) const { return small_[k] && eager_ != EagerMode::off && src_[k] != dst_[k]; }
 
   std::uint32_t current(std::uint32_t r) const { return cursor_[r] < slots_[r].size() ? slots_[r][cursor_[r]].step : kDone; }
+  // Rank r is at step s or past it (ranks take their steps in order).
+  bool reached(std::uint32_t r, std::uint32_t s) const { return current(r) >= s; }
 
-  // One of rank r's transfers of its current step finished at `now`; when
-  // it was the last, r moves to its next step, whose transfers whose other
-  // rank is there already start.
-  void leave(std::uint32_t r, double now, std::vector<detail::Start>& out) {
-    Slot& slot = slots_[r][cursor_[r]];
-    if (--slot.remaining > 0) return;
-    finish_[r] = now;
-    if (++cursor_[r] == slots_[r].size()) return;
-    const std::uint32_t s = slots_[r][cursor_[r]].step;
-    for (std::uint32_t k : slots_[r][cursor_[r]].transfers) {
-      const std::uint32_t other = src_[k] == r ? dst_[k] : src_[k];
-      if (current(other) == s) post(k, now, out);
+  // Rank r is at its current slot from `now`: post its transfers whose
+  // ranks are ready, and pass through the slot while it waits for nothing.
+  void enter(std::uint32_t r, double now, std::vector<detail::Start>& out) {
+    while (cursor_[r] < slots_[r].size()) {
+      const Slot& slot = slots_[r][cursor_[r]];
+      for (std::uint32_t k : slot.transfers) {
+        if (posted_[k]) continue;
+        const bool early = waits_sender_not(k) && eager_ == EagerMode::eager;
+        if (reached(src_[k], step_[k]) && (early || reached(dst_[k], step_[k]))) post(k, now, out);
+      }
+      if (slot.remaining > 0) return;
+      ++cursor_[r];
     }
   }
 
   void post(std::uint32_t k, double now, std::vector<detail::Start>& out) {
+    posted_[k] = 1;
     start_[k] = now + latency_;
     out.push_back({start_[k], k});
   }
 
   const std::vector<std::uint32_t>&step_, &src_, &dst_;
+  const std::vector<char>& small_;
+  EagerMode eager_;
   double latency_;
   std::vector<std::vector<Slot>> slots_;
   std::vector<std::size_t> cursor_;
   std::vector<double> finish_, start_;
+  std::vector<char> posted_;
+  std::vector<std::array<std::uint32_t, 2>> slot_of_;  // per transfer: its slot at src, at dst (kNoSlot: not waited for)
 };
+
+// Per transfer: whether its pair's bytes in its step (summed over routes:
+// the executor sends one message per peer and step) are below `limit`.
+std::vector<char> small_messages(const detail::FluidProblem& p, const std::vector<std::uint32_t>& step,
+                                 const std::vector<std::uint32_t>& src, const std::vector<std::uint32_t>& dst,
+                                 double limit) {
+  std::unordered_map<std::uint64_t, double> pair_bytes;  // (src, dst) of the current step
+  std::vector<char> small(p.transfers(), 0);
+  for (std::size_t a = 0; a < p.transfers();) {
+    std::size_t end = a;
+    while (end < p.transfers() && step[end] == step[a]) ++end;
+    pair_bytes.clear();
+    for (std::size_t k = a; k < end; ++k) pair_bytes[(std::uint64_t{src[k]} << 32) | dst[k]] += p.bytes[k];
+    for (std::size_t k = a; k < end; ++k) small[k] = pair_bytes[(std::uint64_t{src[k]} << 32) | dst[k]] < limit;
+    a = end;
+  }
+  return small;
+}
 
 }  // namespace
 
@@ -343,7 +393,8 @@ void run_rank(const Topology& t, const Schedule& schedule, const SimOptions& opt
     step_of.resize(p.transfers(), static_cast<std::uint32_t>(s));
   }
   builder.finish(p);
-  RankStarts starts(t.gpus.size(), step_of, builder.src(), builder.dst(), opts.latency_us);
+  const std::vector<char> small = small_messages(p, step_of, builder.src(), builder.dst(), opts.eager_bytes);
+  RankStarts starts(t.gpus.size(), step_of, builder.src(), builder.dst(), small, opts.eager, opts.latency_us);
   const detail::FluidOutcome o = p.port.empty() ? detail::run_fluid(p, opts.completion_epsilon, starts)
                                                 : detail::run_fluid_arbitrated(p, opts.completion_epsilon, starts);
   // A step spans from its first post (its first start less the latency) to
@@ -375,6 +426,10 @@ SimResult simulate(const Topology& t, const Schedule& schedule, const SimOptions
         fmt::format("simulate: completion_epsilon must be in [0, 1e-2], got {}", opts.completion_epsilon));
   if (opts.sync != SyncMode::rank && opts.sync != SyncMode::barrier)
     throw UsageError("simulate: sync must be rank or barrier");
+  if (opts.eager != EagerMode::off && opts.eager != EagerMode::detached && opts.eager != EagerMode::eager)
+    throw UsageError("simulate: eager must be off, detached or eager");
+  if (!(opts.eager_bytes >= 0) || !std::isfinite(opts.eager_bytes))
+    throw UsageError(fmt::format("simulate: eager_bytes must be finite and >= 0, got {}", opts.eager_bytes));
   const std::vector<int> gpu = gpu_indexes(t);
   SimResult result;
   result.delivered = Demand(t.gpus.size());

@@ -49,7 +49,7 @@
 namespace {
 
 struct Options {
-  std::string catalog, demand, workload, schedulers = "all", model = "ideal", sync = "rank", contention, svg, svg_scheduler,
+  std::string catalog, demand, workload, schedulers = "all", model = "ideal", sync = "rank", eager = "off", contention, svg, svg_scheduler,
       machine_model;
   std::string transfers = "write";
   std::string gpus, nodes;  // a subset (docs/subsets.md)
@@ -181,6 +181,10 @@ int run(Options o) {
   }
   o.compare.planning = vp::sim_cli::parse_planning_charge(o.planning);
   o.compare.sim.sync = o.sync == "barrier" ? vp::sim::SyncMode::barrier : vp::sim::SyncMode::rank;
+  if (o.eager != "off" && o.sync == "barrier") throw vp::UsageError("--eager " + o.eager + " goes with --sync rank");
+  o.compare.sim.eager = o.eager == "detached" ? vp::sim::EagerMode::detached
+                        : o.eager == "eager"  ? vp::sim::EagerMode::eager
+                                              : vp::sim::EagerMode::off;
   if (o.model == "contention") o.compare.sim.contention = contention_model(o);
   // The planner expects the losses of the model simulated, unless told otherwise.
   o.compare.plan.machine = o.machine_model.empty()
@@ -228,6 +232,8 @@ int run(Options o) {
   info.completion_epsilon = o.compare.sim.completion_epsilon;
   info.model = o.model;
   info.sync = o.sync;
+  info.eager = o.eager;
+  info.eager_bytes = o.compare.sim.eager_bytes;
   info.contention_file = o.contention;
   info.contention = o.compare.sim.contention;
   std::vector<vp::sim::Demand> demands;
@@ -358,6 +364,16 @@ int main(int argc, char** argv) {
                  "posts its next step once its own transfers of the earlier ones are done, steps overlap) or "
                  "barrier (a step starts when the previous one has finished everywhere)")
       ->check(CLI::IsMember({"rank", "barrier"}));
+  app.add_option("--eager", o.eager,
+                 "Small messages under --sync rank (a pair's bytes in a step below --eager-bytes): off (default; "
+                 "every sender waits for its message's delivery), detached (the sender goes on at once; the "
+                 "message moves once both ranks are at its step, as SMPI's detached sends) or eager (the sender "
+                 "goes on and the message moves at once, before the receiver is at its step)")
+      ->check(CLI::IsMember({"off", "detached", "eager"}));
+  app.add_option("--eager-bytes", o.compare.sim.eager_bytes,
+                 "The eager limit of --eager: messages strictly below it are small (default 65536, SMPI's "
+                 "smpi/send-is-detached-thresh)")
+      ->check(CLI::Range(0.0, 1e18));
   app.add_option("--contention", o.contention,
                  "The contention model's parameter table (schemas/contention.schema.json), with --model contention; "
                  "default: the committed one, installed as <prefix>/share/vpcat/contention.json beside "

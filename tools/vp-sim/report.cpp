@@ -167,6 +167,10 @@ ordered_json header(const RunInfo& info, std::size_t calls) {
   j["completion_epsilon"] = info.completion_epsilon;
   j["model"] = info.model;
   j["sync"] = info.sync;
+  if (info.eager != "off") {
+    j["eager"] = info.eager;
+    j["eager_bytes"] = info.eager_bytes;
+  }
   if (info.model == "contention") {
     const sim::ContentionModel& m = info.contention;
     auto curve = [](const sim::EfficiencyCurve& c) {
@@ -232,6 +236,10 @@ std::string run_text(const RunInfo& info, const std::string& sized) {
                                                      : fmt::format("budget {:g} us", info.planning.budget_us),
                               info.model,
                               info.model == "contention" ? " (" + info.contention_file + ")" : std::string(), info.sync);
+  if (info.eager != "off") {
+    s.pop_back();
+    s += fmt::format(", eager sends {} below {:g} bytes\n", info.eager, info.eager_bytes);
+  }
   if (!info.gpu_map.empty())
     s += fmt::format("subset: catalog GPUs {} (the rest of the cluster idle)\n", info.gpu_list);
   return s;

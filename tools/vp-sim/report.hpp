@@ -29,6 +29,8 @@ struct RunInfo {
   PlanningCharge planning;  // --planning-us
   std::string model = "ideal";  // "ideal" or "contention"
   std::string sync = "rank";    // "rank" or "barrier" (SimOptions::sync)
+  std::string eager = "off";    // "off", "detached" or "eager" (SimOptions::eager)
+  double eager_bytes = 0.0;     // SimOptions::eager_bytes, stated when eager is not "off"
   std::string contention_file;  // the table read, with model "contention" (--contention or the default)
   sim::ContentionModel contention;
 };

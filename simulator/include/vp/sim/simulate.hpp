@@ -12,8 +12,14 @@
 //     finished all its own transfers (sent and received) of earlier steps
 //     (0 at the start). Transfers of different steps overlap and share the
 //     resources under the same rates; starts are events like completions.
+//     With SimOptions::eager, a small message (a pair's bytes in a step
+//     below eager_bytes) does not hold its sender: the sender's step ends
+//     without waiting for its delivery (the receiver still waits for it);
+//     `detached` moves it once both ranks are at its step, as SMPI's
+//     detached sends, `eager` as soon as the sender is, as an eager
+//     protocol whose receiver buffers what arrives early.
 //   * barrier: each step runs on its own, after the previous one has
-//     finished everywhere. Resources are the directed links (capacity in GB/s) and the
+//     finished everywhere (eager sends change nothing). Resources are the directed links (capacity in GB/s) and the
 // components with a forwarding capacity (a cap on the sum of the rates of
 // the transfers whose route transits them, listed as forwarders or not).
 // Rates are max-min fair (progressive filling) and are recomputed whenever
@@ -54,11 +60,22 @@ enum class SyncMode {
   barrier,  // a step starts when the previous one has finished everywhere
 };
 
+// Small messages under rank synchronisation (see the model above).
+enum class EagerMode {
+  off,       // every send waits for its delivery (a rendezvous protocol)
+  detached,  // below eager_bytes: the sender goes on; the message moves once both ranks are at its step
+  eager,     // below eager_bytes: the sender goes on; the message moves at once
+};
+
 struct SimOptions {
   double latency_us = 5.0;           // start-up latency of every transfer, >= 0
   double completion_epsilon = 1e-4;  // relative batching window, in [0, 1e-2]
   ContentionModel contention;        // off by default: the ideal model (contention.hpp)
   SyncMode sync = SyncMode::rank;
+  EagerMode eager = EagerMode::off;  // rank sync only
+  // The eager limit: a pair's bytes in a step strictly below it are one
+  // small message. 65536 is SMPI's smpi/send-is-detached-thresh default.
+  double eager_bytes = 65536.0;
 };
 
 struct SimResult {
