@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "input_error.hpp"
 #include "support.hpp"
 #include "vp/base/input_file.hpp"
 #include "vp/import/import.hpp"
@@ -32,13 +33,8 @@ vp::Topology gen4_node() {
 
 // The InputError of parsing `text` (as file "m.txt"); fails the test if none.
 vp::InputError parse_error(const std::string& text) {
-  try {
-    vp::parse_measurement("m.txt", text);
-  } catch (const vp::InputError& e) {
-    return e;
-  }
-  FAIL("no error for: " << text);
-  return vp::InputError("", 0, "");
+  CAPTURE(text);
+  return vp::test::input_error_of([&] { vp::parse_measurement("m.txt", text); });
 }
 
 bool contains(const std::vector<std::string>& lines, const std::string& what) {
@@ -123,14 +119,10 @@ TEST_CASE("measured: without bus ids CUDA device i is GPU i, and the counts must
                        doctest::Contains("6 devices measured but the topology has 8 GPUs"), vp::InputError);
   // A bus id that is no GPU of the topology: named, at its line.
   m = vp::read_measurement(fixture("measured/p2p-2x4090-tinygrad44.txt"));
-  try {
-    vp::map_measured_devices(t, m, nullptr);
-    FAIL("no error");
-  } catch (const vp::InputError& e) {
-    CHECK(e.line() == 2);
-    CHECK(std::string(e.what()).find("p2p-2x4090-tinygrad44.txt:2: device 0 (0000:02:00.0) is not a GPU of the "
-                                     "topology") != std::string::npos);
-  }
+  const vp::InputError e = vp::test::input_error_of([&] { vp::map_measured_devices(t, m, nullptr); });
+  CHECK(e.line() == 2);
+  CHECK(std::string(e.what()).find("p2p-2x4090-tinygrad44.txt:2: device 0 (0000:02:00.0) is not a GPU of the "
+                                   "topology") != std::string::npos);
 }
 
 TEST_CASE("measured: malformed input is an InputError at its line") {
