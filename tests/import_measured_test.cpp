@@ -161,6 +161,26 @@ TEST_CASE("measured: malformed input is an InputError at its line") {
   CHECK(e.reason().find("must be a row of 1 cells") != std::string::npos);
   e = parse_error("{\"nvbandwidth\": {\"testcases\": [\n");
   CHECK(e.reason().find("malformed JSON") != std::string::npos);
+  // Typed fields (vp/base/json_field.hpp): each error names the value's path.
+  e = parse_error("{\"nvbandwidth\": {\"GPU Device list\": [7], \"testcases\": []}}");
+  CHECK(e.reason() == "nvbandwidth.GPU Device list[0]: must be a string, got 7");
+  e = parse_error("{\"nvbandwidth\": {\"testcases\": [{\"name\": \"device_to_device_memcpy_write_ce\", "
+                  "\"bandwidth_matrix\": [[\"N/A\", true], [1, \"N/A\"]]}]}}");
+  CHECK(e.reason() == "nvbandwidth.testcases[0].bandwidth_matrix[0][1]: must be a rate in GB/s (a number >= 0 or "
+                      "\"N/A\"), got true");
+  e = parse_error("{\"nvbandwidth\": []}");
+  CHECK(e.reason() == "document: not nvbandwidth --json output (no \"nvbandwidth\" object)");
+}
+
+TEST_CASE("measured: nvbandwidth's other keys are ignored (another tool's format)") {
+  const Measurement m = vp::parse_measurement(
+      "m.json",
+      "{\"nvbandwidth\": {\"version\": \"v0.8\", \"CUDA Runtime Version\": 12080, \"git_version\": \"x\",\n"
+      " \"testcases\": [{\"name\": \"device_to_device_memcpy_write_ce\", \"status\": \"Passed\", \"sum\": 50.2,\n"
+      "  \"bandwidth_matrix\": [[\"N/A\", \"25.1\"], [\"25.1\", \"N/A\"]], \"extra\": {\"a\": 1}}]}, \"other\": 1}\n");
+  CHECK(m.format == "nvbandwidth");
+  CHECK(m.pairs.size() == 2);
+  CHECK(m.pairs[0].line == 3);
 }
 
 TEST_CASE("measured: figures become capacities so that every route's solo rate is its figure") {
