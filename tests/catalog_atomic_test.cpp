@@ -18,6 +18,7 @@
 #include <random>
 
 #include "catalog_support.hpp"
+#include "input_error.hpp"
 #include "support.hpp"
 #include "vp/catalog/atomic_file.hpp"
 #include "vp/catalog/errors.hpp"
@@ -39,12 +40,7 @@ std::size_t entries(const std::string& dir) {
 }
 
 std::string error_of(const std::string& path, const std::string& text) {
-  try {
-    write(path, text);
-  } catch (const CatalogError& e) {
-    return e.what();
-  }
-  return "(written)";
+  return vp::test::message_of<CatalogError>([&] { write(path, text); });
 }
 
 // Limit the size of files this process writes, as a full disk would.
@@ -121,13 +117,12 @@ OutputFile out(const std::string& path, const std::string& text) {
   return OutputFile{path, reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
 }
 
+std::string error_of_pair_texts(const std::string& a, const std::string& a_text, const std::string& b,
+                                const std::string& b_text) {
+  return vp::test::message_of<CatalogError>([&] { write_files_atomically({out(a, a_text), out(b, b_text)}); });
+}
 std::string error_of_pair(const std::string& a, const std::string& b, const std::string& text) {
-  try {
-    write_files_atomically({out(a, text), out(b, text)});
-  } catch (const CatalogError& e) {
-    return e.what();
-  }
-  return "(written)";
+  return error_of_pair_texts(a, text, b, text);
 }
 
 // A catalog and its mirror of generation `k`: `size` bytes that name k at both
@@ -168,11 +163,7 @@ TEST_CASE("atomic: when the second file cannot be written, neither is replaced")
   std::string error;
   {
     FileSizeLimit limit(4096);  // as a full disk: the mirror does not fit
-    try {
-      write_files_atomically({out(cat, small), out(json, big)});
-    } catch (const CatalogError& e) {
-      error = e.what();
-    }
+    error = error_of_pair_texts(cat, small, json, big);
   }
   CHECK(error == json + ": cannot write the file (write: File too large)");
   CHECK(vp::test::read_text(cat) == "old catalog");
@@ -197,12 +188,7 @@ TEST_CASE("atomic: a full file system keeps the old pair and leaves nothing") {
   const std::string cat = mnt + "/c.vpcat", json = mnt + "/c.json";
   write_files_atomically({out(cat, "old catalog"), out(json, "old mirror")});
   const std::string big(48 << 10, 'x');  // each fits alone; both do not
-  std::string error;
-  try {
-    write_files_atomically({out(cat, big), out(json, big)});
-  } catch (const CatalogError& e) {
-    error = e.what();
-  }
+  const std::string error = error_of_pair(cat, json, big);
   CHECK(error == json + ": cannot write the file (write: No space left on device)");
   CHECK(vp::test::read_text(cat) == "old catalog");
   CHECK(vp::test::read_text(json) == "old mirror");

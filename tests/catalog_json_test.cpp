@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "catalog_support.hpp"
+#include "input_error.hpp"
 #include "vp/catalog/errors.hpp"
 #include "vp/catalog/json_mirror.hpp"
 #include "vp/catalog/names.hpp"
@@ -14,12 +15,7 @@ using namespace vp::catalog;
 Json mirror() { return to_json(vp::test::rail_catalog()); }
 
 std::string error_of(const Json& j) {
-  try {
-    from_json(j, "c.json");
-  } catch (const CatalogError& e) {
-    return e.what();
-  }
-  return "(read without error)";
+  return vp::test::message_of<CatalogError>([&] { from_json(j, "c.json"); });
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "catalog_support.hpp"
+#include "input_error.hpp"
 #include "support.hpp"
 #include "vp/catalog/errors.hpp"
 #include "vp/catalog/json_mirror.hpp"
@@ -21,12 +22,7 @@ using vp::test::rail_catalog;
 using vp::test::single_node_catalog;
 
 std::string write_error(const Catalog& c) {
-  try {
-    write_catalog(c);
-  } catch (const CatalogError& e) {
-    return e.what();
-  }
-  return "(written without error)";
+  return vp::test::message_of<CatalogError>([&] { write_catalog(c); });
 }
 
 }  // namespace

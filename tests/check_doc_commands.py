@@ -28,6 +28,15 @@ the size in bytes of a written file, percentages and the width of blank runs
 page instead (keeping the "..." elisions), so figures are regenerated, never
 hand-copied.
 
+A figure too slow to measure here (a benchmark, an evaluation run) is
+labelled where it stands by a comment <!-- measured: COMMAND --> above it:
+COMMAND is what produced it, and it must name a program of this tree (one of
+the four tools, a file of the source tree such as scripts/evaluate.sh, or
+build-*/.../NAME where NAME is an executable the CMake files define); the
+date the figures were measured (YYYY-MM-DD) is in the marker or in the
+6 lines after it, with the machine. A marker that names no such program, or
+has no date, fails the test.
+
 docs/operators.md is run by its own test (ctest operators) and skipped here.
 """
 import argparse
@@ -54,6 +63,52 @@ VOLATILE = [
     (re.compile(r"\(\d+ bytes\) in "), "(<size>) in "),
     (re.compile(r"\d+(\.\d+)? ?%"), "<percent>"),
 ]
+
+
+MEASURED = re.compile(r"<!--\s*measured:(.*?)-->")
+DATE = re.compile(r"\b20\d\d-[01]\d-[0-3]\d\b")
+TOOLS = ("vp-analyze", "vp-catalog", "vp-plan", "vp-sim")
+WRAPPERS = ("python3", "python", "bash", "sh", "env", "time", "taskset", "nice")
+
+
+def executables(source):
+    """The executables the CMake files define (add_executable(NAME ...))."""
+    names = set()
+    for dirpath, dirnames, filenames in os.walk(source):
+        dirnames[:] = [d for d in dirnames if not d.startswith((".", "build"))]
+        if "CMakeLists.txt" in filenames:
+            text = open(os.path.join(dirpath, "CMakeLists.txt"), encoding="utf-8", errors="replace").read()
+            names.update(re.findall(r"add_executable\(\s*([A-Za-z0-9_.-]+)", text))
+    return names
+
+
+def measured_problems(lines, source, programs):
+    """(line, reason) of each <!-- measured: COMMAND --> marker that names no
+    program of the tree or has no date near it."""
+    problems = []
+    for i, line in enumerate(lines):
+        for m in MEASURED.finditer(line):
+            command = m.group(1).strip()
+            words = [w for w in command.split() if not re.match(r"^[A-Z_][A-Z0-9_]*=", w)]
+            while words and words[0] in WRAPPERS:
+                words = words[1:]
+                while words and words[0].startswith("-"):
+                    words = words[1:]
+            if not words:
+                problems.append((i + 1, "<!-- measured: --> names no command"))
+                continue
+            program = words[0].rstrip(",;:")
+            if program.startswith("./"):
+                program = program[2:]
+            known = (program in TOOLS or os.path.exists(os.path.join(source, program))
+                     or (program.startswith("build") and "/" in program and program.rsplit("/", 1)[1] in programs))
+            if not known:
+                problems.append((i + 1, f"<!-- measured: {command} --> names {program}, which is no tool, file of "
+                                        "the source tree or executable of the build"))
+            if not DATE.search(command) and not any(DATE.search(l) for l in lines[i + 1 : i + 7]):
+                problems.append((i + 1, f"<!-- measured: {command} --> without the date (YYYY-MM-DD) of the "
+                                        "measurement in it or in the 6 lines after it"))
+    return problems
 
 
 def looks_like_command(line):
@@ -187,12 +242,15 @@ def main():
     has_module = os.path.isdir(python_dir) and any(f.startswith("vpcat") and f.endswith(".so")
                                                    for f in os.listdir(python_dir))
     failures, ran, marked = [], 0, 0
+    programs = executables(source)
     for page in pages:
         if page in SKIPPED_PAGES:
             print(f"{page}: skipped ({SKIPPED_PAGES[page]})")
             continue
         path = os.path.join(source, page)
         lines, blocks = parse(path)
+        for line_no, reason in measured_problems(lines, source, programs):
+            failures.append(f"{page}:{line_no}: {reason}")
         # Commands outside ```sh blocks.
         for b in blocks:
             if b.kind == "fence" and b.lang in ("sh", "output"):

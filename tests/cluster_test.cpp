@@ -10,6 +10,7 @@
 #include <functional>
 #include <sstream>
 
+#include "input_error.hpp"
 #include "support.hpp"
 #include "vp/import/import.hpp"
 #include "vp/topology/errors.hpp"
@@ -21,12 +22,7 @@ namespace {
 using Names = std::vector<std::string>;
 
 std::string hostlist_error(const std::string& expr) {
-  try {
-    vp::expand_hostlist(expr, "hosts");
-  } catch (const vp::InputError& e) {
-    return e.what();
-  }
-  return "(expanded without error)";
+  return vp::test::message_of([&] { vp::expand_hostlist(expr, "hosts"); });
 }
 
 std::string platform_cluster(const std::string& name) {
@@ -59,14 +55,7 @@ double nic_gbps() { return vp::CapacityDefaults().nic(200, 1).gbps; }
 // "file:line: reason" of the InputError `f` throws (the column and the
 // line shown with a caret are the JSON front end's: json_document_test, and
 // whole messages in cli_test).
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const vp::InputError& e) {
-    return vp::source_place(e.file(), e.line()) + ": " + e.reason();
-  }
-  return "(no error)";
-}
+std::string error_of(const std::function<void()>& f) { return vp::test::place_and_reason_of(f); }
 
 // A cluster description written to `dir` next to a copy of the platform node.
 std::string write_description(const vp::test::TempDir& dir, const std::string& body) {

@@ -2,7 +2,8 @@
 // fixtures/corrupt/, every known-bad input of fixtures/bad-input/ and every
 // fuzz finding kept in tests/fuzz/corpus/ goes through every tool that reads
 // it, and each run must end with the documented code (README "Exit codes"):
-// 3 for an invalid catalog, 2 for bad input, never 4 (a bug), never a signal.
+// 3 for an invalid catalog, 2 for bad input, never 4 (a bug), never a signal;
+// and --workload parameters out of range exit 1 (a usage error).
 //
 // All runs go through one /bin/sh script (one line of output per run, in
 // four parallel shells), so the sweep costs a process per tool run and
@@ -134,6 +135,15 @@ class Sweep {
     runs_.back().located = true;
   }
 
+  // A --workload SPEC through the two tools that generate one, on the good
+  // catalog: a parameter out of range is a usage error, found when the spec
+  // is read, never a demand the planner refuses (2).
+  void workload(const std::string& spec, const std::vector<int>& codes) {
+    const std::string g = shell_quote(good_catalog_), w = shell_quote(spec);
+    add("vp-plan", kPlan, "--catalog " + g + " --workload " + w, codes, spec);
+    add("vp-sim", kSim, "--catalog " + g + " --workload " + w + " --schedulers variopath", codes, spec);
+  }
+
   // A --defaults file through vp-analyze.
   void defaults(const fs::path& defaults, const std::vector<int>& codes) {
     add("vp-analyze", kAnalyze,
@@ -248,6 +258,17 @@ TEST_CASE("exit codes: known-bad demand, topology, cluster, defaults and content
   const auto contention = files_in(base + "/contention");
   CHECK(contention.size() >= 8);
   for (const fs::path& f : contention) sweep.contention(f, {2});
+  sweep.check();
+}
+
+TEST_CASE("exit codes: workload parameters out of range exit 1 (usage), at the limit 0") {
+  Sweep sweep;
+  for (const char* spec : {"hotspot:factor=1e300", "hotspot:bytes=1e15,factor=1.5", "hotspot:bytes=1e9,factor=1e7",
+                           "uniform:bytes=1e300", "uniform:bytes=-1", "moe:zipf=nan", "moe:topk=9,experts=8",
+                           "shift:k=16", "incast:reader=16", "hotspot:hot=16", "drift:calls=1001"})
+    sweep.workload(spec, {1});
+  for (const char* spec : {"hotspot:bytes=1e9,factor=1e6", "hotspot:factor=0", "uniform:bytes=0"})
+    sweep.workload(spec, {0});
   sweep.check();
 }
 

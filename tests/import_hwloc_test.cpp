@@ -17,6 +17,7 @@
 
 #include "../analyzer/src/import/hwloc_backend.hpp"
 #include "../analyzer/src/import/pci_classify.hpp"
+#include "input_error.hpp"
 #include "support.hpp"
 #include "vp/import/import.hpp"
 #include "vp/topology/errors.hpp"
@@ -87,15 +88,11 @@ struct Failure {
   std::string reason;
 };
 
+// The InputError's fields (vp::test::input_error_of: a failed check when none).
 template <typename F>
-Failure input_error_of(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return Failure{e.file(), e.line(), e.reason()};
-  }
-  FAIL("no InputError thrown");
-  return {};
+Failure failure_of(F&& f) {
+  const InputError e = vp::test::input_error_of(f);
+  return Failure{e.file(), e.line(), e.reason()};
 }
 
 const std::string kHwlocHint = "HWLOC_XML_VERBOSE=1 prints hwloc's diagnostics";
@@ -464,7 +461,7 @@ TEST_CASE("hwloc: a file without GPUs is an input error that says what it found"
                 "compute driver)"},
        }) {
     CAPTURE(c.file);
-    Failure f = input_error_of([&] { import_fixture(c.file); });
+    Failure f = failure_of([&] { import_fixture(c.file); });
     CHECK(f.file == hwloc_fixture(c.file));
     CHECK(f.line == 0);
     CHECK(f.reason == c.reason);
@@ -479,7 +476,7 @@ TEST_CASE("hwloc: NVSwitches are never GPUs") {
     xml.replace(at + 1, 4, "0680");
   test::TempDir dir;
   std::string path = dir.write("dgx2-without-gpus.xml", xml);
-  Failure f = input_error_of([&] { import_hwloc_xml(path, ImportOptions{}); });
+  Failure f = failure_of([&] { import_hwloc_xml(path, ImportOptions{}); });
   CHECK(f.reason ==
         "no GPU found (28 PCI devices, none a GPU: 0000:61:00.0 [10de:1ac2] is an NVSwitch; 0000:62:00.0 [10de:1ac2] "
         "is an NVSwitch; 0000:63:00.0 [10de:1ac2] is an NVSwitch; and 9 more)");
@@ -501,7 +498,7 @@ TEST_CASE("hwloc: a PCI address with device above 1f or function above 7 is refu
                            R"(pci_link_speed="15.753846"/>)",
                            address));
     std::string path = dir.write("bad-address.xml", bad);
-    Failure f = input_error_of([&] { import_hwloc_xml(path, ImportOptions{}); });
+    Failure f = failure_of([&] { import_hwloc_xml(path, ImportOptions{}); });
     CHECK(f.file == path);
     CHECK(f.reason.find(fmt::format("pci_busid \"{}\" is not a PCI address (device 00-1f, function 0-7)", address)) !=
           std::string::npos);
@@ -522,7 +519,7 @@ TEST_CASE("hwloc: a topology exported without I/O says so") {
 </topology>
 )";
   std::string path = dir.write("no-io.xml", xml);
-  Failure f = input_error_of([&] { import_hwloc_xml(path, ImportOptions{}); });
+  Failure f = failure_of([&] { import_hwloc_xml(path, ImportOptions{}); });
   CHECK(f.file == path);
   CHECK(f.reason == "no GPU found (no PCI device at all: hwloc ran without I/O discovery)");
 }
@@ -553,13 +550,13 @@ TEST_CASE("hwloc: truncated, malformed and missing files are input errors") {
        }) {
     CAPTURE(c.name);
     std::string path = dir.write(c.name, c.content);
-    Failure f = input_error_of([&] { import_hwloc_xml(path, ImportOptions{}); });
+    Failure f = failure_of([&] { import_hwloc_xml(path, ImportOptions{}); });
     CHECK(f.file == path);
     CHECK(f.line == 0);
     CHECK(f.reason == c.reason);
   }
   std::string missing = dir.path() + "/missing.xml";
-  Failure f = input_error_of([&] { import_hwloc_xml(missing, ImportOptions{}); });
+  Failure f = failure_of([&] { import_hwloc_xml(missing, ImportOptions{}); });
   CHECK(f.file == missing);
   CHECK(f.reason == "cannot read the file (No such file or directory)");
 }
@@ -573,7 +570,7 @@ TEST_CASE("hwloc: a file that crashes libhwloc is an input error, not a crash") 
   xml.replace(at, 15, "complete_apuset");
   test::TempDir dir;
   std::string path = dir.write("damaged.xml", xml);
-  Failure f = input_error_of([&] { import_hwloc_xml(path, ImportOptions{}); });
+  Failure f = failure_of([&] { import_hwloc_xml(path, ImportOptions{}); });
   CHECK(f.file == path);
   CHECK(f.reason == "hwloc cannot load the XML (hwloc crashed reading it: the file is damaged)");
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "input_error.hpp"
 #include "support.hpp"
 #include "vp/base/input_file.hpp"
 #include "vp/import/import.hpp"
@@ -32,13 +33,8 @@ vp::Topology gen4_node() {
 
 // The InputError of parsing `text` (as file "m.txt"); fails the test if none.
 vp::InputError parse_error(const std::string& text) {
-  try {
-    vp::parse_measurement("m.txt", text);
-  } catch (const vp::InputError& e) {
-    return e;
-  }
-  FAIL("no error for: " << text);
-  return vp::InputError("", 0, "");
+  CAPTURE(text);
+  return vp::test::input_error_of([&] { vp::parse_measurement("m.txt", text); });
 }
 
 bool contains(const std::vector<std::string>& lines, const std::string& what) {
@@ -123,14 +119,10 @@ TEST_CASE("measured: without bus ids CUDA device i is GPU i, and the counts must
                        doctest::Contains("6 devices measured but the topology has 8 GPUs"), vp::InputError);
   // A bus id that is no GPU of the topology: named, at its line.
   m = vp::read_measurement(fixture("measured/p2p-2x4090-tinygrad44.txt"));
-  try {
-    vp::map_measured_devices(t, m, nullptr);
-    FAIL("no error");
-  } catch (const vp::InputError& e) {
-    CHECK(e.line() == 2);
-    CHECK(std::string(e.what()).find("p2p-2x4090-tinygrad44.txt:2: device 0 (0000:02:00.0) is not a GPU of the "
-                                     "topology") != std::string::npos);
-  }
+  const vp::InputError e = vp::test::input_error_of([&] { vp::map_measured_devices(t, m, nullptr); });
+  CHECK(e.line() == 2);
+  CHECK(std::string(e.what()).find("p2p-2x4090-tinygrad44.txt:2: device 0 (0000:02:00.0) is not a GPU of the "
+                                   "topology") != std::string::npos);
 }
 
 TEST_CASE("measured: malformed input is an InputError at its line") {
@@ -169,6 +161,26 @@ TEST_CASE("measured: malformed input is an InputError at its line") {
   CHECK(e.reason().find("must be a row of 1 cells") != std::string::npos);
   e = parse_error("{\"nvbandwidth\": {\"testcases\": [\n");
   CHECK(e.reason().find("malformed JSON") != std::string::npos);
+  // Typed fields (vp/base/json_field.hpp): each error names the value's path.
+  e = parse_error("{\"nvbandwidth\": {\"GPU Device list\": [7], \"testcases\": []}}");
+  CHECK(e.reason() == "nvbandwidth.GPU Device list[0]: must be a string, got 7");
+  e = parse_error("{\"nvbandwidth\": {\"testcases\": [{\"name\": \"device_to_device_memcpy_write_ce\", "
+                  "\"bandwidth_matrix\": [[\"N/A\", true], [1, \"N/A\"]]}]}}");
+  CHECK(e.reason() == "nvbandwidth.testcases[0].bandwidth_matrix[0][1]: must be a rate in GB/s (a number >= 0 or "
+                      "\"N/A\"), got true");
+  e = parse_error("{\"nvbandwidth\": []}");
+  CHECK(e.reason() == "document: not nvbandwidth --json output (no \"nvbandwidth\" object)");
+}
+
+TEST_CASE("measured: nvbandwidth's other keys are ignored (another tool's format)") {
+  const Measurement m = vp::parse_measurement(
+      "m.json",
+      "{\"nvbandwidth\": {\"version\": \"v0.8\", \"CUDA Runtime Version\": 12080, \"git_version\": \"x\",\n"
+      " \"testcases\": [{\"name\": \"device_to_device_memcpy_write_ce\", \"status\": \"Passed\", \"sum\": 50.2,\n"
+      "  \"bandwidth_matrix\": [[\"N/A\", \"25.1\"], [\"25.1\", \"N/A\"]], \"extra\": {\"a\": 1}}]}, \"other\": 1}\n");
+  CHECK(m.format == "nvbandwidth");
+  CHECK(m.pairs.size() == 2);
+  CHECK(m.pairs[0].line == 3);
 }
 
 TEST_CASE("measured: figures become capacities so that every route's solo rate is its figure") {

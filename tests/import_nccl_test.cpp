@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "input_error.hpp"
 #include "support.hpp"
 #include "vp/base/input_file.hpp"
 #include "vp/import/import.hpp"
@@ -64,12 +65,7 @@ Counts counts(const Topology& t) {
 }
 
 std::string import_error(const std::string& path, const std::string& content) {
-  try {
-    vp::import_nccl_xml(path, content, {});
-  } catch (const vp::InputError& e) {
-    return e.what();
-  }
-  return "no error";
+  return vp::test::message_of([&] { vp::import_nccl_xml(path, content, {}); });
 }
 
 // Capacity of the link from c to its PCIe parent.

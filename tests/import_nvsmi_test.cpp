@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "input_error.hpp"
 #include "support.hpp"
 #include "vp/base/input_file.hpp"
 #include "vp/import/import.hpp"
@@ -116,12 +117,7 @@ int socket_of(const Topology& t, ComponentId c) {
 }
 
 std::string import_error(const std::string& content) {
-  try {
-    vp::import_nvidia_smi("topo.txt", content, {});
-  } catch (const vp::InputError& e) {
-    return e.what();
-  }
-  return "no error";
+  return vp::test::message_of([&] { vp::import_nvidia_smi("topo.txt", content, {}); });
 }
 
 const std::string kPcieWarning =
@@ -243,7 +239,7 @@ TEST_CASE("nvsmi: malformed matrices name the line and the reason") {
   const std::string gpu0 = "GPU0\t X \tPIX\tPIX\t0-7\t0\t\tN/A\n";
   const std::string gpu1 = "GPU1\tPIX\t X \tPIX\t0-7\t0\t\tN/A\n";
   const std::string nic0 = "NIC0\tPIX\tPIX\t X \n";
-  CHECK(import_error(header + gpu0 + gpu1 + nic0) == "no error");  // the pieces below break it one at a time
+  CHECK(import_error(header + gpu0 + gpu1 + nic0) == vp::test::kNoError);  // the pieces below break it one at a time
 
   CHECK(import_error("\n\n") == "topo.txt: no `nvidia-smi topo -m` header row (the file is blank)");
   CHECK(import_error("\tNIC0\tNIC1\nNIC0\t X \tPIX\nNIC1\tPIX\t X \n") ==

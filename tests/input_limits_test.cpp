@@ -11,6 +11,7 @@
 #include <chrono>
 #include <string>
 
+#include "input_error.hpp"
 #include "tools_support.hpp"
 #include "vp/base/errors.hpp"
 #include "vp/base/input_file.hpp"
@@ -26,12 +27,7 @@ using vp::test::tool;
 namespace {
 
 std::string error_of(const std::string& path) {
-  try {
-    vp::read_input_file(path);
-  } catch (const vp::InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return vp::test::message_of([&] { vp::read_input_file(path); });
 }
 
 // Restores the process-wide limits a test changes.

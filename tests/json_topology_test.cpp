@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "input_error.hpp"
 #include "support.hpp"
 #include "vp/import/import.hpp"
 #include "vp/import/cluster_spec.hpp"
@@ -165,14 +166,7 @@ std::string edit(const std::string& from, const std::string& to) {
 
 // The whole message of the InputError that importing `text` raises.
 std::string error_of(const std::string& text) {
-  try {
-    vp::import_json("doc.json", text, {});
-  } catch (const vp::InputError& e) {
-    // "file:line: reason": the column and the line with its caret are the
-    // JSON front end's (json_document_test; whole messages in cli_test).
-    return vp::source_place(e.file(), e.line()) + ": " + e.reason();
-  }
-  return "(imported without error)";
+  return vp::test::place_and_reason_of([&] { vp::import_json("doc.json", text, {}); });
 }
 
 }  // namespace
@@ -412,12 +406,8 @@ TEST_CASE("json: model errors name the place and the line") {
 TEST_CASE("json: the defaults and the output-only arrays are checked") {
   CHECK(error_of(edit(R"("version": 1,)", R"("version": 1, "defaults": {"pcie.gen4": -1},)")) ==
         "doc.json:3: defaults.pcie.gen4: must be a positive number, got -1");
-  std::string unknown_reason;
-  try {
-    vp::CapacityDefaults().set("pcie.bogus", 1, "");
-  } catch (const vp::InputError& e) {
-    unknown_reason = e.reason().substr(std::string("pcie.bogus: ").size());
-  }
+  const std::string unknown_reason =
+      vp::test::reason_of([] { vp::CapacityDefaults().set("pcie.bogus", 1, ""); }).substr(std::string("pcie.bogus: ").size());
   CHECK(error_of(edit(R"("version": 1,)", R"("version": 1, "defaults": {"pcie.bogus": 1},)")) ==
         "doc.json:3: defaults.pcie.bogus: " + unknown_reason);
   CHECK(error_of(edit(R"("version": 1,)", R"("version": 1, "defaults": {"overridden": ["x"]},)")) ==
@@ -441,14 +431,7 @@ TEST_CASE("json: nic_path_types is the GPU x NIC matrix; the reader checks it ag
   CHECK(doc["nic_path_types"][6] == Json({"SYS", "SYS", "PHB", "PIX"}));
   // Accepted as printed (the round trip), rejected where it disagrees.
   CHECK_NOTHROW(vp::import_json("doc.json", doc.dump(2), {}));
-  auto reason = [](const Json& d) {
-    try {
-      vp::import_json("doc.json", d.dump(), {});
-    } catch (const vp::InputError& e) {
-      return e.reason();
-    }
-    return std::string("(imported without error)");
-  };
+  auto reason = [](const Json& d) { return vp::test::reason_of([&] { vp::import_json("doc.json", d.dump(), {}); }); };
   Json wrong_cell = doc;
   wrong_cell["nic_path_types"][1][2] = "NODE";
   CHECK(reason(wrong_cell) == "nic_path_types[1][2]: is \"NODE\", but the model gives \"SYS\"");
@@ -463,8 +446,7 @@ TEST_CASE("json: nic_path_types is the GPU x NIC matrix; the reader checks it ag
   omitted.erase("nic_path_types");
   CHECK(vp::import_json("doc.json", omitted.dump(), {}).same_as(t));
   // Without NICs: one empty row per GPU, checked as such.
-  CHECK(error_of(edit(R"("version": 1,)", R"("version": 1, "nic_path_types": [[], []],)")) ==
-        "(imported without error)");
+  CHECK(error_of(edit(R"("version": 1,)", R"("version": 1, "nic_path_types": [[], []],)")) == vp::test::kNoError);
   CHECK(error_of(edit(R"("version": 1,)", R"("version": 1, "nic_path_types": [[], ["PIX"]],)")) ==
         "doc.json:3: nic_path_types[1]: has length 1, but the model has 0 NICs");
   CHECK(vp::topology_to_json(vp::import_json("doc.json", kSmall, {}))["nic_path_types"] ==

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "errors.hpp"
+#include "vpcat/planner/demand_check.hpp"
 #include "vpcat/planner/status.hpp"
 
 namespace py = pybind11;
@@ -18,13 +19,22 @@ bool in_place(const py::array& a) {
          (flags & py::detail::npy_api::NPY_ARRAY_ALIGNED_) != 0 && a.dtype().attr("isnative").cast<bool>();
 }
 
+// A dtype that holds no byte count, in the runtime's words for a bad demand
+// value (PlanError::bad_demand_value, "demand: demand entry is not a byte
+// count (...)"), as every other demand refusal reads; raised as TypeError.
+std::string dtype_refusal(const py::array& a, const char* hint) {
+  const std::string dtype = py::str(a.dtype()).cast<std::string>();
+  return vpcat::PlanStatus::at(vpcat::PlanError::bad_demand_value, "demand", "dtype %s: %s", dtype.c_str(), hint)
+      .message();
+}
+
 // `a` as a C-contiguous, aligned, native array of T (itself when it is one).
 template <class T>
 py::array as(const py::array& a, bool& copied) {
   if (a.dtype().equal(py::dtype::of<T>()) && in_place(a)) return a;
   copied = true;
   py::array c = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(a);
-  if (!c) throw py::type_error("demand: cannot convert dtype " + py::str(a.dtype()).cast<std::string>());
+  if (!c) throw py::type_error(dtype_refusal(a, "cannot be converted"));
   return c;
 }
 
@@ -79,11 +89,8 @@ HeldDemand to_demand(const py::handle& matrix, std::uint64_t gpus) {
   }
   const char kind = a.dtype().kind();
   if (kind != 'u' && kind != 'i' && kind != 'f')
-    throw py::type_error("demand: dtype " + py::str(a.dtype()).cast<std::string>() +
-                         " is not a byte count (use a uint64 matrix; signed integers and floats are accepted)");
-  if (kind == 'f' && a.dtype().itemsize() > 8)
-    throw py::type_error("demand: dtype " + py::str(a.dtype()).cast<std::string>() +
-                         " is wider than float64 (convert to uint64)");
+    throw py::type_error(dtype_refusal(a, "use a uint64 matrix; signed integers and floats are accepted"));
+  if (kind == 'f' && a.dtype().itemsize() > 8) throw py::type_error(dtype_refusal(a, "wider than float64; convert to uint64"));
   const auto n = gpus;
   if (a.ndim() != 2 || a.shape(0) != a.shape(1) || static_cast<std::uint64_t>(a.shape(0)) != n) {
     const std::string shape = shape_text(a);
@@ -108,12 +115,8 @@ HeldDemand to_demand(const py::handle& matrix, std::uint64_t gpus) {
   const auto* v = static_cast<const std::int64_t*>(h.array.data());
   for (std::uint64_t i = 0; i < n * n; ++i) {
     if (v[i] >= 0) continue;
-    char where[64];
-    std::snprintf(where, sizeof where, "demand [%llu][%llu]", static_cast<unsigned long long>(i / n),
-                  static_cast<unsigned long long>(i % n));
-    throw StatusError(vpcat::PlanStatus::at(vpcat::PlanError::bad_demand_value, where,
-                                            "%lld: bytes must be a whole number >= 0", static_cast<long long>(v[i]))
-                          .with_cell(i / n, i % n));
+    // The runtime's check and wording (demand_check.hpp), as for a float entry.
+    throw StatusError(vpcat::check_demand_value(static_cast<double>(v[i]), i / n, i % n));
   }
   h.demand = vpcat::Demand::dense(reinterpret_cast<const std::uint64_t*>(v), n);
   return h;

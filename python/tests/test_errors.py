@@ -28,7 +28,7 @@ def test_negative_entry(planner, dtype):
         planner.plan(d)
     e = info.value
     assert (e.code, e.name, e.cell) == (106, "bad_demand_value", (3, 5))
-    assert e.message == "demand [3][5]: demand entry is not a byte count (-2: bytes must be a whole number >= 0)"
+    assert e.message == "demand [3][5]: demand entry is not a byte count (-2: bytes must be a finite whole number >= 0)"
 
 
 @pytest.mark.parametrize("value", [0.5, -1.0, np.nan, np.inf])
@@ -73,7 +73,7 @@ def test_overflow(planner):
 def test_dtype_that_is_no_byte_count(planner, make):
     with pytest.raises(TypeError) as info:
         planner.plan(make(planner.gpu_count))
-    assert info.value.args[0].startswith("demand: dtype ")
+    assert info.value.args[0].startswith("demand: demand entry is not a byte count (dtype ")
 
 
 def test_bad_options(planner):

@@ -15,23 +15,6 @@ bool valid_bytes(double b) { return std::isfinite(b) && b >= 0.0; }
 
 Demand::Demand(std::size_t n) : n_(n), bytes_(n * n, 0.0) {}
 
-Demand Demand::from_rows(const std::vector<std::vector<double>>& rows, const std::string& origin) {
-  Demand d(rows.size());
-  for (std::size_t s = 0; s < rows.size(); ++s) {
-    if (rows[s].size() != rows.size())
-      throw InputError(origin, 0,
-                       fmt::format("row {} has {} entries, expected {} (the matrix must be square)", s,
-                                   rows[s].size(), rows.size()));
-    for (std::size_t t = 0; t < rows.size(); ++t) {
-      if (!valid_bytes(rows[s][t]))
-        throw InputError(origin, 0,
-                         fmt::format("entry [{}][{}] is {}: bytes must be a finite number >= 0", s, t, rows[s][t]));
-      d.bytes_[s * d.n_ + t] = rows[s][t];
-    }
-  }
-  return d;
-}
-
 void Demand::set(std::size_t s, std::size_t d, double bytes) {
   if (s >= n_ || d >= n_)
     throw InternalError(fmt::format("demand: entry [{}][{}] outside a {} x {} matrix", s, d, n_, n_));

@@ -18,12 +18,11 @@
 
 #include "machine_model_file.hpp"
 #include "plan_json.hpp"
+#include "plan_routes.hpp"
 #include "workload_spec.hpp"
 #include "vp/base/errors.hpp"
-#include "vp/catalog/reader.hpp"
 #include "vp/cli/output.hpp"
 #include "vp/render/plan_picture.hpp"
-#include "vp/sim/catalog_topology.hpp"
 #include "vp/cli/catalog_file.hpp"
 #include "vp/cli/demand_file.hpp"
 #include "vp/cli/run_main.hpp"
@@ -79,24 +78,14 @@ DemandSource read_demand(const Options& o, std::uint32_t gpus) {
   return d;
 }
 
-// The plan as a Gantt chart (docs/pictures.md): route classes from the path
-// types of the catalog's topology.
+// The plan as a Gantt chart (docs/pictures.md): rows and route classes read
+// from the catalog (plan_routes.hpp).
 void write_plan_svg(const Options& o, const std::string& demand, const vpcat::CatalogFile& file,
                     const vpcat::Planner& planner, const vpcat::Plan& plan) {
-  const vp::Topology t = vp::sim::catalog_topology(vp::catalog::to_catalog(file.view()), o.catalog);
-  std::vector<std::string> labels;
-  for (std::uint32_t r = 0; r < planner.gpu_count(); ++r) {
-    const std::uint64_t g = planner.catalog_gpu(r);
-    labels.push_back(t.nodes.size() > 1 ? t.display_name(t.gpus[g]) : fmt::format("GPU{}", g));
-  }
-  auto route_of = [&](const vpcat::PlanTransfer& x) {
-    if (x.src_nic != vpcat::kNoNic || x.src >= planner.gpu_count() || x.dst >= planner.gpu_count())
-      return vp::render::RouteClass::network;
-    return vp::render::route_class(
-        vp::path_type(t, t.gpus[planner.catalog_gpu(x.src)], t.gpus[planner.catalog_gpu(x.dst)]));
-  };
-  const std::string svg = vp::render::plan_svg(plan, o.plan.latency_us, labels, route_of,
-                                               fmt::format("vp-plan: {} on {}", demand, o.catalog));
+  const vp::plan_cli::PlanRoutes routes(file.view(), planner, o.catalog);
+  const std::string svg = vp::render::plan_svg(
+      plan, o.plan.latency_us, routes.gpu_labels(), [&](const vpcat::PlanTransfer& x) { return routes.route_class(x); },
+      fmt::format("vp-plan: {} on {}", demand, o.catalog));
   vp::cli::write_outputs({{o.svg, reinterpret_cast<const std::uint8_t*>(svg.data()), svg.size()}});
 }
 

@@ -91,6 +91,18 @@ sim::MoeOptions moe_options(const WorkloadSpec& w) {
   return o;
 }
 
+// The one entry that a product of parameters sets, checked with the
+// parameters (a usage error, not a demand the planner refuses later): the
+// hot GPU of hotspot receives bytes x factor from each GPU, held to what
+// `bytes` may be alone.
+void check_largest_entry(const WorkloadSpec& w) {
+  if (w.name != "hotspot") return;
+  const double entry = w.values.at("bytes") * w.values.at("factor");
+  if (entry > kNoCap)
+    fail(fmt::format("hotspot: bytes x factor = {:g} x {:g} = {:g} bytes per entry is above the limit of {:g}",
+                     w.values.at("bytes"), w.values.at("factor"), entry, kNoCap));
+}
+
 // Whole bytes, rounded down, as the planner reads them.
 sim::Demand whole(const sim::Demand& d) {
   sim::Demand out(d.size());
@@ -121,7 +133,7 @@ WorkloadSpec parse_workload(const std::string& spec) {
     fail(fmt::format("\"{}\": unknown workload (expected uniform, p2pmark, shift, incast, hotspot, moe, seqpar or drift)", w.name));
   const std::vector<Key>& keys = it->second;
   for (const Key& k : keys) w.values[k.name] = k.value;
-  if (colon == std::string::npos) return w;
+  if (colon == std::string::npos) return w;  // the defaults are within every limit
   const std::string rest = spec.substr(colon + 1);
   std::map<std::string, bool> seen;
   std::string::size_type at = 0;
@@ -152,6 +164,7 @@ WorkloadSpec parse_workload(const std::string& spec) {
                        text, k->max));
     w.values[key] = v;
   }
+  check_largest_entry(w);
   return w;
 }
 

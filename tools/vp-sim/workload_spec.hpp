@@ -11,6 +11,7 @@
 //                                              i.e. (i+k) mod n sends to i
 //   incast    reader=0,bytes=67108864          p2pmark's single reader: every other GPU sends to it
 //   hotspot   bytes=1048576,hot=0,factor=10    uniform, GPU `hot` receives factor x
+//                                              (bytes x factor at most 1e15, as bytes)
 //   moe       zipf=1.0,hidden=2048,experts=128,topk=8,tokens=4096,elem=2,seed=1
 //   seqpar    tokens=32768,hidden=4096,elem=2  sequence-parallel attention all-to-all
 //   drift     calls=50,hidden=2048,experts=128,topk=8,tokens=4096,elem=2,seed=1

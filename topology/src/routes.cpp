@@ -86,17 +86,7 @@ Meeting lowest_common_ancestor(const std::vector<ComponentId>& a, const std::vec
 }
 
 PathType classify(const Topology& t, const std::vector<ComponentId>& a, const std::vector<ComponentId>& b) {
-  if (a.front() == b.front()) return PathType::LOC;
-  Meeting m = lowest_common_ancestor(a, b);
-  if (!m.found) return PathType::SYS;
-  ComponentKind k = t.components[a[m.up]].kind;
-  if (k == ComponentKind::cpu) return PathType::NODE;
-  if (k == ComponentKind::host_bridge) return PathType::PHB;
-  // Below a switch: PIX through that switch alone, PXB through several.
-  int switches = 0;
-  for (std::size_t i = 0; i <= m.up; ++i) switches += t.components[a[i]].kind == ComponentKind::pcie_switch;
-  for (std::size_t i = 0; i < m.down; ++i) switches += t.components[b[i]].kind == ComponentKind::pcie_switch;
-  return switches <= 1 ? PathType::PIX : PathType::PXB;
+  return classify_chains(a, b, [&](ComponentId c) { return t.components[c].kind; });
 }
 
 }  // namespace

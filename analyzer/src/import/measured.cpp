@@ -14,6 +14,7 @@
 
 #include "vp/base/input_file.hpp"
 #include "vp/base/json_document.hpp"
+#include "vp/base/json_field.hpp"
 #include "vp/topology/errors.hpp"
 #include "vp/topology/routes.hpp"
 #include "vpcat/pci_bus_id.hpp"
@@ -71,65 +72,89 @@ constexpr NvbTestcase kNvbTestcases[] = {
     {"device_to_device_memcpy_read_sm", false},
 };
 
+// The line of a value of `doc` (for MeasuredDevice::line, PairMeasurement::line).
+int line_of(const json::Document& doc, const json::Field& f) {
+  int line = 0, column = 0;
+  json::line_column(doc.text(), doc.offset_of(f.path()), line, column);
+  return line;
+}
+
+// One entry of "GPU Device list": "0: NVIDIA A10 (00000000:17:00): (host)".
+MeasuredDevice nvb_device(const json::Document& doc, const json::Field& entry, std::size_t position) {
+  const std::string s = entry.text();
+  MeasuredDevice d;
+  char* end = nullptr;
+  const long index = std::strtol(s.c_str(), &end, 10);
+  if (end == s.c_str() || *end != ':' || index < 0 || index > 1024)
+    entry.fail(fmt::format("expected \"N: NAME (DOMAIN:BUS:DEVICE)\", got {}", json::describe(entry.json())));
+  d.index = static_cast<int>(index);
+  // The bus id is the first "(hex:hex:hex)" group.
+  const std::size_t open = s.find('(');
+  const std::size_t close = open == std::string::npos ? open : s.find(')', open);
+  if (open != std::string::npos && close != std::string::npos) {
+    auto parts = split_bus_id(s.substr(open + 1, close - open - 1));
+    if (parts) d.pci_bus_id = bus_id(std::get<0>(*parts), std::get<1>(*parts), std::get<2>(*parts));
+    const auto colon = static_cast<std::size_t>(end - s.c_str());
+    std::string name = open > colon ? s.substr(colon + 1, open - colon - 1) : std::string();
+    name.erase(0, name.find_first_not_of(' '));
+    name.erase(name.find_last_not_of(' ') + 1);
+    d.name = name;
+  }
+  if (d.index != static_cast<int>(position))
+    entry.fail(fmt::format("device {} listed at position {} (devices are listed in order)", d.index, position));
+  d.line = line_of(doc, entry);
+  return d;
+}
+
+// A cell of the bandwidth matrix: a rate in GB/s (a number or its text), or
+// nullopt for "N/A" (no peer access: not measured).
+std::optional<double> nvb_cell(const json::Field& cell) {
+  std::optional<double> v;
+  if (cell.json().is_number()) {
+    v = cell.json().get<double>();
+    if (!std::isfinite(*v) || *v < 0) v.reset();
+  } else if (cell.json().is_string()) {
+    const std::string s = cell.json().get<std::string>();
+    if (s == "N/A") return std::nullopt;
+    v = parse_gbps(s);
+  }
+  if (!v) cell.fail("must be a rate in GB/s (a number >= 0 or \"N/A\"), got " + json::describe(cell.json()));
+  return v;
+}
+
+// nvbandwidth's own format: extra keys (its other testcases' fields, its
+// version, ...) are ignored, as json_field.hpp allows for another tool's files.
 Measurement parse_nvbandwidth(const std::string& file, const std::string& text) {
   const json::Document doc(file, text);
-  using json::Path;
+  const json::Field root(doc);
   Measurement m;
   m.file = file;
   m.format = "nvbandwidth";
-  const json::Json& root = doc.root();
-  if (!root.is_object() || !root.contains("nvbandwidth") || !root["nvbandwidth"].is_object())
-    throw doc.error_at({}, "not nvbandwidth --json output (no \"nvbandwidth\" object)");
-  const json::Json& nvb = root["nvbandwidth"];
-  if (nvb.contains("error") && nvb["error"].is_string())
-    m.notes.push_back(fmt::format("{}: nvbandwidth reported an error: {}", file, printable(nvb["error"].get<std::string>())));
-  // Devices: "0: NVIDIA A10 (00000000:17:00): (host)".
-  if (nvb.contains("GPU Device list")) {
-    const json::Json& list = nvb["GPU Device list"];
-    if (!list.is_array()) throw doc.error_at({"nvbandwidth", "GPU Device list"}, "\"GPU Device list\": must be an array of strings");
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      Path where{"nvbandwidth", "GPU Device list", i};
-      if (!list[i].is_string()) throw doc.error_at(where, "a device entry must be a string");
-      const std::string s = list[i].get<std::string>();
-      MeasuredDevice d;
-      char* end = nullptr;
-      long index = std::strtol(s.c_str(), &end, 10);
-      if (end == s.c_str() || *end != ':' || index < 0 || index > 1024)
-        throw doc.error_at(where, fmt::format("\"{}\": expected \"N: NAME (DOMAIN:BUS:DEVICE)\"", printable(s)));
-      d.index = static_cast<int>(index);
-      // The bus id is the first "(hex:hex:hex)" group.
-      std::size_t open = s.find('(');
-      std::size_t close = open == std::string::npos ? open : s.find(')', open);
-      if (open != std::string::npos && close != std::string::npos) {
-        auto parts = split_bus_id(s.substr(open + 1, close - open - 1));
-        if (parts) d.pci_bus_id = bus_id(std::get<0>(*parts), std::get<1>(*parts), std::get<2>(*parts));
-        const auto colon = static_cast<std::size_t>(end - s.c_str());
-        std::string name = open > colon ? s.substr(colon + 1, open - colon - 1) : std::string();
-        name.erase(0, name.find_first_not_of(' '));
-        name.erase(name.find_last_not_of(' ') + 1);
-        d.name = name;
-      }
-      if (d.index != static_cast<int>(i))
-        throw doc.error_at(where, fmt::format("device {} listed at position {} (devices are listed in order)", d.index, i));
-      int line = 0, column = 0;
-      json::line_column(doc.text(), doc.offset_of(where), line, column);
-      d.line = line;
-      m.devices.push_back(d);
-    }
+  const std::optional<json::Field> found = root.json().is_object() ? root.find("nvbandwidth") : std::nullopt;
+  if (!found || !found->json().is_object()) root.fail("not nvbandwidth --json output (no \"nvbandwidth\" object)");
+  const json::Field nvb = *found;
+  if (const auto error = nvb.find("error"); error && error->json().is_string())
+    m.notes.push_back(fmt::format("{}: nvbandwidth reported an error: {}", file, printable(error->text())));
+  if (const auto list = nvb.find("GPU Device list")) {
+    const std::vector<json::Field> entries = list->items(1024, "GPUs a measurement may list");
+    for (std::size_t i = 0; i < entries.size(); ++i) m.devices.push_back(nvb_device(doc, entries[i], i));
   }
-  if (!nvb.contains("testcases") || !nvb["testcases"].is_array())
-    throw doc.error_at({"nvbandwidth"}, "no \"testcases\" array (run nvbandwidth -j)");
-  const json::Json& cases = nvb["testcases"];
+  const std::optional<json::Field> cases_field = nvb.find("testcases");
+  if (!cases_field || !cases_field->json().is_array()) nvb.fail("no \"testcases\" array (run nvbandwidth -j)");
+  const std::vector<json::Field> cases = cases_field->items();
+  auto name_of = [](const json::Field& c) {
+    const auto name = c.json().is_object() ? c.find("name") : std::nullopt;
+    return name && name->json().is_string() ? name->text() : std::string();
+  };
   std::optional<std::size_t> chosen;
   const NvbTestcase* kind = nullptr;
   for (const NvbTestcase& want : kNvbTestcases) {
     for (std::size_t i = 0; i < cases.size() && !chosen; ++i) {
-      const json::Json& c = cases[i];
-      if (!c.is_object() || !c.contains("name") || c["name"] != want.name) continue;
-      if (!c.contains("bandwidth_matrix")) {
+      if (name_of(cases[i]) != want.name) continue;
+      if (!cases[i].has("bandwidth_matrix")) {
+        const auto status = cases[i].find("status");
         m.notes.push_back(fmt::format("{}: testcase {} has no bandwidth_matrix (status {}), ignored", file, want.name,
-                                      c.contains("status") && c["status"].is_string() ? c["status"].get<std::string>()
-                                                                                      : std::string("?")));
+                                      status && status->json().is_string() ? status->text() : std::string("?")));
         continue;
       }
       chosen = i;
@@ -138,54 +163,31 @@ Measurement parse_nvbandwidth(const std::string& file, const std::string& text) 
     if (chosen) break;
   }
   if (!chosen)
-    throw doc.error_at({"nvbandwidth", "testcases"},
-                       "no device-to-device memcpy testcase with a bandwidth_matrix (run nvbandwidth -j -t "
-                       "device_to_device_memcpy_write_ce)");
+    cases_field->fail("no device-to-device memcpy testcase with a bandwidth_matrix (run nvbandwidth -j -t "
+                      "device_to_device_memcpy_write_ce)");
   m.matrix = kind->name;
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    if (i == *chosen || !cases[i].is_object() || !cases[i].contains("name") || !cases[i]["name"].is_string()) continue;
-    const std::string name = cases[i]["name"].get<std::string>();
-    if (name.rfind("device_to_device", 0) == 0 && cases[i].contains("bandwidth_matrix"))
+    const std::string name = name_of(cases[i]);
+    if (i != *chosen && name.rfind("device_to_device", 0) == 0 && cases[i].has("bandwidth_matrix"))
       m.notes.push_back(fmt::format("{}: testcase {} not used (read: {})", file, printable(name), kind->name));
   }
-  const Path mpath{"nvbandwidth", "testcases", *chosen, "bandwidth_matrix"};
-  const json::Json& matrix = cases[*chosen]["bandwidth_matrix"];
-  if (!matrix.is_array() || matrix.empty())
-    throw doc.error_at(mpath, "bandwidth_matrix: must be a non-empty array of rows");
-  const std::size_t n = matrix.size();
-  if (n > 1024) throw doc.error_at(mpath, fmt::format("bandwidth_matrix: {} rows (at most 1024 GPUs)", n));
+  const json::Field matrix = cases[*chosen].at("bandwidth_matrix");
+  const std::vector<json::Field> rows = matrix.items(1024, "GPUs a measurement may list");
+  if (rows.empty()) matrix.fail("must be a non-empty array of rows");
+  const std::size_t n = rows.size();
   m.device_count = static_cast<int>(n);
   if (!m.devices.empty() && m.devices.size() != n)
-    throw doc.error_at(mpath, fmt::format("bandwidth_matrix: {} rows but \"GPU Device list\" lists {} devices", n,
-                                          m.devices.size()));
+    matrix.fail(fmt::format("{} rows but \"GPU Device list\" lists {} devices", n, m.devices.size()));
   for (std::size_t r = 0; r < n; ++r) {
-    Path rpath = mpath;
-    rpath.emplace_back(r);
-    const json::Json& row = matrix[r];
-    if (!row.is_array() || row.size() != n)
-      throw doc.error_at(rpath, fmt::format("bandwidth_matrix[{}]: must be a row of {} cells", r, n));
-    int line = 0, column = 0;
-    json::line_column(doc.text(), doc.offset_of(rpath), line, column);
+    if (!rows[r].json().is_array() || rows[r].size() != n)
+      rows[r].fail(fmt::format("must be a row of {} cells, got {}", n, json::describe(rows[r].json())));
+    const int line = line_of(doc, rows[r]);
+    const std::vector<json::Field> cells = rows[r].items();
     for (std::size_t c = 0; c < n; ++c) {
       if (r == c) continue;
-      Path cpath = rpath;
-      cpath.emplace_back(c);
-      const json::Json& cell = row[c];
-      std::optional<double> v;
-      if (cell.is_number()) {
-        v = cell.get<double>();
-        if (!std::isfinite(*v) || *v < 0) v.reset();
-      } else if (cell.is_string()) {
-        const std::string s = cell.get<std::string>();
-        if (s == "N/A") continue;  // no peer access: not measured
-        v = parse_gbps(s);
-      }
-      if (!v)
-        throw doc.error_at(cpath, fmt::format("bandwidth_matrix[{}][{}]: {} is not a rate in GB/s (a number >= 0 or "
-                                              "\"N/A\")",
-                                              r, c, printable(std::string(doc.source_of(cpath)))));
-      if (*v == 0) continue;
-      int src = static_cast<int>(kind->row_is_source ? r : c), dst = static_cast<int>(kind->row_is_source ? c : r);
+      const std::optional<double> v = nvb_cell(cells[c]);
+      if (!v || *v == 0) continue;
+      const int src = static_cast<int>(kind->row_is_source ? r : c), dst = static_cast<int>(kind->row_is_source ? c : r);
       m.pairs.push_back(PairMeasurement{src, dst, *v, line});
     }
   }

@@ -1,7 +1,10 @@
 // The demand of one AlltoAllv call (docs/design.md §1): D[s][d] bytes from GPU s
 // to GPU d, a dense n x n matrix in global GPU index order (Topology::gpus).
 //
-// Every entry is a finite number of bytes >= 0. The diagonal is a GPU's data
+// Every entry is a finite number of bytes >= 0 (fractions allowed: a
+// generator's shares). A demand a user gives is read and checked once, by the
+// tools' demand reader with the runtime's check (vp/cli/demand_file.hpp,
+// vpcat/planner/demand_check.hpp), before it becomes a Demand. The diagonal is a GPU's data
 // for itself: it never moves, so schedules, the simulator's accounting and
 // the lower bound ignore it (generators leave it at 0).
 #pragma once
@@ -19,10 +22,6 @@ class Demand {
   Demand() = default;
   // An n x n matrix of zeros.
   explicit Demand(std::size_t n);
-
-  // From rows. Throws InputError(origin, 0, reason) naming the first bad
-  // entry ("row 3 has 7 entries, expected 8", "entry [2][5] is -1: ...").
-  static Demand from_rows(const std::vector<std::vector<double>>& rows, const std::string& origin);
 
   std::size_t size() const { return n_; }
   double at(std::size_t s, std::size_t d) const { return bytes_[s * n_ + d]; }

@@ -11,6 +11,8 @@
 // rate is the minimum capacity along it.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <string_view>
 #include <vector>
 
@@ -59,6 +61,32 @@ Route default_route(const Topology& t, ComponentId src_gpu, ComponentId dst_gpu)
 // The NIC with the best path type from `gpu`, ties broken by fewer hops then
 // by lower local index; kNone if the node has no NIC.
 ComponentId nearest_nic(const Topology& t, ComponentId gpu);
+
+// The path type between two components of one node, from their ancestor
+// chains (each the component, its parent, ..., its socket, by id) and
+// `kind_of(id)`, a component's kind: LOC for one component; SYS when the
+// chains meet nowhere (different sockets); NODE when they meet at a socket,
+// PHB at a host bridge; below a PCIe switch, PIX through that switch alone
+// and PXB through several. The one classification of a path: path_type()
+// and the routes apply it to a Topology, vp-plan --svg to a catalog's node
+// type (tools/vp-plan/plan_routes.cpp), so a picture and the analysis agree.
+template <typename Id, typename KindOf>
+PathType classify_chains(const std::vector<Id>& a, const std::vector<Id>& b, KindOf&& kind_of) {
+  if (a.empty() || b.empty() || a.front() == b.front()) return PathType::LOC;
+  for (std::size_t up = 0; up < a.size(); ++up) {
+    const auto it = std::find(b.begin(), b.end(), a[up]);
+    if (it == b.end()) continue;
+    const auto down = static_cast<std::size_t>(it - b.begin());
+    const ComponentKind k = kind_of(a[up]);
+    if (k == ComponentKind::cpu) return PathType::NODE;
+    if (k == ComponentKind::host_bridge) return PathType::PHB;
+    int switches = 0;
+    for (std::size_t i = 0; i <= up; ++i) switches += kind_of(a[i]) == ComponentKind::pcie_switch;
+    for (std::size_t i = 0; i < down; ++i) switches += kind_of(b[i]) == ComponentKind::pcie_switch;
+    return switches <= 1 ? PathType::PIX : PathType::PXB;
+  }
+  return PathType::SYS;
+}
 
 // Path type between two components of one topology (NET across nodes).
 PathType path_type(const Topology& t, ComponentId a, ComponentId b);
