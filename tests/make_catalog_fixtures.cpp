@@ -63,6 +63,9 @@ void write_seeds(const std::string& dir) {
   vp::test::write_binary(dir + "/valid-rail", vp::catalog::write_catalog(vp::test::rail_catalog()));
   vp::test::write_binary(dir + "/valid-mixed", vp::catalog::write_catalog(vp::test::mixed_catalog()));
   vp::test::write_binary(dir + "/valid-single", vp::catalog::write_catalog(vp::test::single_node_catalog()));
+  vp::catalog::Catalog with_model = vp::test::rail_catalog();  // format 1.2: the machine_model section
+  with_model.machine_model = vp::catalog::class_default_model();
+  vp::test::write_binary(dir + "/valid-rail-model", vp::catalog::write_catalog(with_model));
   for (const vp::test::CorruptCase& c : vp::test::corrupt_cases())
     vp::test::write_binary(dir + "/corrupt-" + c.name, c.bytes);
 }
