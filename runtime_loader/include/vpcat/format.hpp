@@ -467,7 +467,7 @@ inline constexpr Field kModelFields[] = {
 
 namespace detail {
 inline constexpr const char* kModelPartNames[] = {"forwarder", "family", "nic", "chunk"};
-}
+}  // namespace detail
 // "forwarder", "family", "nic", "chunk"; "unknown" otherwise.
 inline const char* model_part_name(std::uint8_t part) noexcept { return part < 4 ? detail::kModelPartNames[part] : "unknown"; }
 
