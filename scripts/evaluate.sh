@@ -7,7 +7,8 @@
 # analyzes each evaluation platform once (fixtures/platforms/), runs the
 # suite of workloads on every platform with every scheduler under both
 # models (vp-sim --json, --model ideal and --model contention with
-# simulator/contention.json; the ideal runs of the platforms of at most 64
+# simulator/contention.json, the planner told the model judged through its
+# catalog: vp-catalog set-model; the ideal runs of the platforms of at most 64
 # GPUs also compute the LP flow bound) and VarioPath alone with
 # --channels-only under both models (the price of strict contention-freedom)
 # and with --nic-loopback on the platforms of more than one node, then the
@@ -43,11 +44,12 @@ if [ ! -f "$BUILD/CMakeCache.txt" ]; then
   cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
 if [ -z "${VP_EVAL_SKIP_BUILD:-}" ]; then
-  cmake --build "$BUILD" --parallel "$JOBS" --target vp-analyze vp-sim
+  cmake --build "$BUILD" --parallel "$JOBS" --target vp-analyze vp-sim vp-catalog
 fi
 BUILD_TYPE=$(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$BUILD/CMakeCache.txt")
 ANALYZE="$BUILD/tools/vp-analyze/vp-analyze"
 SIM="$BUILD/tools/vp-sim/vp-sim"
+CATALOG="$BUILD/tools/vp-catalog/vp-catalog"
 
 P="$ROOT/fixtures/platforms"
 NODE="$P/pcie-gen4-2s4sw8g.json"
@@ -190,6 +192,17 @@ if [ -n "$SIZES" ]; then
     done
   done
 fi
+# The planner is told the machine each run is judged on through its catalog,
+# as an embedder's planner is (vp-sim --machine-model catalog): one copy of a
+# platform's catalog per model judged, its machine model set by vp-catalog
+# set-model (--ideal for the ideal model, else --table with the run's table),
+# named PLATFORM@KEY.vpcat (KEY: "ideal" or the table's name).
+echo "== machine models (vp-catalog set-model)"
+awk '{ print $1, $4 }' "$OUT/jobs.txt" | sort -u | while read -r name table; do
+  if [ "$table" = - ]; then key=ideal; set -- --ideal; else key=$(basename "$table" .json); set -- --table "$table"; fi
+  "$CATALOG" set-model "$OUT/catalogs/$name.vpcat" "$@" --out "$OUT/catalogs/$name@$key.vpcat" >/dev/null
+done
+
 # The machine's load during the simulations (planning times are measured
 # here): one 1-minute load average a minute, for the report.
 : >"$OUT/load.txt"
@@ -200,8 +213,8 @@ export SIM OUT EPSILON SIZES
 # shellcheck disable=SC2016
 xargs -P "$JOBS" -L 1 sh -c '
   file="$OUT/results/$2/$0__$(echo "$1" | tr ":=," "_-_").json"
-  model="--model ideal"
-  [ "$3" = "-" ] || model="--model contention --contention $3"
+  model="--model ideal" key=ideal
+  [ "$3" = "-" ] || model="--model contention --contention $3" key=$(basename "$3" .json)
   schedulers=all
   case "${4:-}" in
     flow) model="$model --flow-bound" ;;
@@ -212,7 +225,8 @@ xargs -P "$JOBS" -L 1 sh -c '
   esac
   t0=$(date +%s%N)
   # shellcheck disable=SC2086
-  "$SIM" --catalog "$OUT/catalogs/$0.vpcat" --workload "$1" --schedulers "$schedulers" --epsilon "$EPSILON" $model --json \
+  "$SIM" --catalog "$OUT/catalogs/$0@$key.vpcat" --machine-model catalog --workload "$1" --schedulers "$schedulers" \
+    --epsilon "$EPSILON" $model --json \
     >"$file.tmp" || { echo "vp-sim failed: $0 $1 $2" >&2; exit 255; }
   mv "$file.tmp" "$file"
   ds=$(( ($(date +%s%N) - t0) / 100000000 ))  # tenths of a second, in shell arithmetic (no bc)

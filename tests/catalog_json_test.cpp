@@ -74,7 +74,7 @@ TEST_CASE("json: rejected documents name the path and the problem") {
   CHECK(error_of(j) == "c.json: node_groups[0].count: must be a non-negative integer, got -4");
   j = mirror();
   j["format_version"] = "2.0";
-  CHECK(error_of(j) == "c.json: format_version: format 2.0 is not readable by this tool (format 1.1)");
+  CHECK(error_of(j) == "c.json: format_version: format 2.0 is not readable by this tool (format 1.2)");
   CHECK(error_of(Json::array()) == "c.json: document: must be an object, got an array");
 }
 

@@ -25,7 +25,8 @@ TEST_CASE("vp-catalog inspect: the summary keys of vp-analyze, then the file's l
   CHECK(keys == std::vector<std::string>{"gpus", "nodes", "node_types", "cluster_automorphism_group_order",
                                          "channel_orbits", "channels_represented", "catalog_bytes", "file",
                                          "format_version", "min_reader_version", "writer_version", "node_groups",
-                                         "sections", "warnings"});
+                                         "sections", "warnings", "machine_model"});
+  CHECK(j["machine_model"].is_null());  // a 1.0 file
   CHECK(j["gpus"] == 16);
   CHECK(j["node_types"][0] == vp::catalog::Json::parse(R"({"name": "quad", "gpus": 4,
       "automorphism_group_order": "8", "gpu_orbits": 1, "local_pattern_orbits": 3, "local_patterns": "7"})"));
@@ -141,4 +142,38 @@ TEST_CASE("vp-catalog dump --annotate: every field named, damaged files too") {
   // A 1.1 file: the provenance field appended in 1.1 is named too.
   r = run(kTool + " dump --annotate " + vp::test::fixture("catalogs/format-1.1/quad-rail4.vpcat"));
   CHECK(r.out.find("  00001218  05 00 00 00              record[0].warnings = 5 (\"\")\n") != std::string::npos);
+}
+
+TEST_CASE("vp-catalog set-model: another machine model, everything else kept; inspect shows it; a bad table is exit 2 located") {
+  const vp::test::TempDir dir;
+  const std::string ideal = dir.path() + "/ideal.vpcat", back = dir.path() + "/back.vpcat";
+  vp::test::RunResult r = run(kTool + " set-model " + sample() + " --ideal --out " + ideal);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out == ideal + ": machine model the ideal model (every loss off)\n");
+  r = run(kTool + " inspect " + ideal);
+  CHECK(r.out.find("\nmachine model: forwarder off (slope 0.036, floor 0.11), nic off (slope 0.004, floor 0.5), chunk off "
+                   "(131072 bytes, 0.1 us); sources: ideal\n") != std::string::npos);
+  CHECK(r.out.find(", format 1.2 (readers of 1.0 or later)") != std::string::npos);
+  r = run(kTool + " inspect --json " + ideal);
+  const vp::catalog::Json j = vp::catalog::Json::parse(r.out);
+  CHECK(j["machine_model"]["nic"]["on"] == false);
+  CHECK(j["machine_model"]["chunk"]["bytes"]["source"] == "ideal: every loss off");
+  // The class defaults back: the same catalog as the analyzer's, but for
+  // the model; the other sections byte for byte.
+  r = run(kTool + " set-model " + ideal + " --class-default --out " + back);
+  REQUIRE(r.exit_code == 0);
+  r = run(kTool + " inspect --verbose " + back);
+  CHECK(r.out.find("sources: class default\n  forwarder.slope 0.036: class default: simulator/contention.json ") !=
+        std::string::npos);
+  r = run(kTool + " diff " + sample() + " " + back);
+  CHECK(r.exit_code == 0);
+  // A table that is not one: exit 2 at its line and column, nothing written.
+  const std::string bad = dir.write("bad.json", "{\"format\": \"vp-contention\", \"version\": 2}\n");
+  r = run(kTool + " set-model " + sample() + " --table " + bad + " --out " + dir.path() + "/no.vpcat");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find(bad + ":1:") != std::string::npos);
+  r = run(kTool + " set-model " + sample() + " --ideal --class-default --out " + dir.path() + "/no.vpcat");
+  CHECK(r.exit_code == 1);
+  r = run("test -e " + dir.path() + "/no.vpcat");
+  CHECK(r.exit_code != 0);
 }

@@ -4,7 +4,8 @@
 //    (rewritten on every run: review the .expected messages before
 //    committing, catalog_corrupt_test.cpp holds the verifier to them);
 //  * FIXTURES/catalogs/format-1.MINOR/quad-rail4.{vpcat,json} (MINOR: the
-//    format this writer produces): a catalog and its JSON mirror, written
+//    format this writer produces; from 1.2 with the class-default machine
+//    model, as vp-analyze writes): a catalog and its JSON mirror, written
 //    only when absent: files of a released format version are kept forever
 //    (format-1.0/ among them) and must keep loading.
 //  * CORPUS (optional): fuzz seeds, the valid catalogs of catalog_support
@@ -18,6 +19,7 @@
 #include "catalog_support.hpp"
 #include "corrupt_cases.hpp"
 #include "vp/catalog/json_mirror.hpp"
+#include "vp/catalog/machine_model.hpp"
 #include "vp/catalog/writer.hpp"
 #include "vpcat/format.hpp"
 #include "vpcat/verify.hpp"
@@ -49,7 +51,8 @@ void write_format_fixture(const std::string& dir) {
     return;
   }
   std::filesystem::create_directories(dir);
-  const vp::catalog::Catalog c = vp::test::rail_catalog();
+  vp::catalog::Catalog c = vp::test::rail_catalog();
+  c.machine_model = vp::catalog::class_default_model();  // 1.2: what vp-analyze writes
   vp::test::write_binary(stem + ".vpcat", vp::catalog::write_catalog(c));
   std::ofstream(stem + ".json") << vp::catalog::dump_json(c);
   std::printf("%s.vpcat written\n", stem.c_str());
@@ -60,6 +63,9 @@ void write_seeds(const std::string& dir) {
   vp::test::write_binary(dir + "/valid-rail", vp::catalog::write_catalog(vp::test::rail_catalog()));
   vp::test::write_binary(dir + "/valid-mixed", vp::catalog::write_catalog(vp::test::mixed_catalog()));
   vp::test::write_binary(dir + "/valid-single", vp::catalog::write_catalog(vp::test::single_node_catalog()));
+  vp::catalog::Catalog with_model = vp::test::rail_catalog();  // format 1.2: the machine_model section
+  with_model.machine_model = vp::catalog::class_default_model();
+  vp::test::write_binary(dir + "/valid-rail-model", vp::catalog::write_catalog(with_model));
   for (const vp::test::CorruptCase& c : vp::test::corrupt_cases())
     vp::test::write_binary(dir + "/corrupt-" + c.name, c.bytes);
 }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
+#include <tuple>
 
 #include "planner_support.hpp"
 #include "support.hpp"
@@ -137,8 +138,9 @@ TEST_CASE("vp-plan: the fastest candidate by default, channel steps with --chann
     bool channels_only, allow_shared;
     const char* model;
   };
-  for (const Case c : {Case{"--json", false, false, "default"}, Case{"--json --channels-only", true, false, "default"},
-                       Case{"--json --one-port", true, false, "default"},
+  for (const Case c : {Case{"--json", false, false, "catalog"}, Case{"--json --channels-only", true, false, "catalog"},
+                       Case{"--json --one-port", true, false, "catalog"},
+                       Case{"--json --machine-model default", false, false, "default"},
                        Case{"--json --channels-only --allow-shared --machine-model ideal", true, true, "ideal"},
                        Case{"--json --machine-model ideal", false, false, "ideal"}}) {
     const RunResult r = f.plan(d, c.flags);
@@ -163,6 +165,37 @@ TEST_CASE("vp-plan: the fastest candidate by default, channel steps with --chann
   const RunResult missing = f.plan(d, "--machine-model /nonexistent/table.json");
   CHECK(missing.exit_code == 2);
   CHECK(missing.err.find("/nonexistent/table.json") != std::string::npos);
+}
+
+TEST_CASE("vp-plan: the catalog's machine model by default (vp-catalog set-model), the source in --json") {
+  Files f;
+  const std::string d = dense_json(uniform(32, 1 << 20), 32);
+  const std::string ideal = f.dir.path() + "/ideal.vpcat";
+  RunResult r = vp::test::run(vp::test::shell_quote(kCatalogBin) + " set-model " + vp::test::shell_quote(f.catalog) +
+                              " --ideal --out " + vp::test::shell_quote(ideal));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  // Steps and expected time without the planning time.
+  auto shape = [](const RunResult& run) {
+    REQUIRE_MESSAGE(run.exit_code == 0, run.err);
+    nlohmann::json j = nlohmann::json::parse(run.out);
+    const std::string source = j["options"]["machine_model"];
+    return std::make_tuple(source, j["steps"].dump(), j["expected_us"].get<double>());
+  };
+  const auto told_ideal = shape(f.plan(d, "--json --machine-model ideal"));
+  const auto calibrated = shape(f.plan(d, "--json"));
+  const auto from_catalog = shape(vp::test::run(vp::test::shell_quote(kBin) + " --catalog " + vp::test::shell_quote(ideal) +
+                                                " --demand " + vp::test::shell_quote(f.demand_path()) + " --json"));
+  CHECK(std::get<0>(calibrated) == "catalog");
+  CHECK(std::get<0>(from_catalog) == "catalog");
+  CHECK(std::get<0>(told_ideal) == "ideal");
+  CHECK(std::get<1>(from_catalog) == std::get<1>(told_ideal));  // the same plan as told "ideal"
+  CHECK(std::get<2>(from_catalog) == std::get<2>(told_ideal));
+  CHECK(std::get<1>(from_catalog) != std::get<1>(calibrated));  // and not the calibrated one
+  // A 1.1 catalog has no model: the class defaults, said "default".
+  const auto old = shape(vp::test::run(vp::test::shell_quote(kBin) + " --catalog " +
+                                       vp::test::shell_quote(vp::test::fixture("catalogs/format-1.1/quad-rail4.vpcat")) +
+                                       " --workload uniform --json"));
+  CHECK(std::get<0>(old) == "default");
 }
 
 TEST_CASE("vp-plan --channels-only reproduces the channel plans of the version before, bit for bit") {

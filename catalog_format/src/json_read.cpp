@@ -148,9 +148,44 @@ Fabric read_fabric(const Field& n) {
   return f;
 }
 
+ModelValue read_value(const Field& n) {
+  n.require_keys({"value", "source"});
+  return ModelValue{n.at("value").number(), n.at("source").text()};
+}
+
+ModelCurve read_curve(const Field& n, bool families) {
+  if (families) n.require_keys({"on", "slope", "floor", "families"});
+  else n.require_keys({"on", "slope", "floor"});
+  return ModelCurve{n.at("on").boolean(), read_value(n.at("slope")), read_value(n.at("floor"))};
+}
+
+// The values' ranges are the verifier's (write_catalog()).
+MachineModelSpec read_machine_model(const Field& n) {
+  n.require_keys({"forwarder", "nic", "chunk"});
+  MachineModelSpec m;
+  m.forwarder = read_curve(n.at("forwarder"), true);
+  for (const Field& f : n.at("forwarder").at("families").items()) {
+    f.require_keys({"match", "slope", "floor"});
+    m.families.push_back(ModelFamily{f.at("match").text(), read_value(f.at("slope")), read_value(f.at("floor"))});
+  }
+  m.nic = read_curve(n.at("nic"), false);
+  const Field chunk = n.at("chunk");
+  chunk.require_keys({"on", "bytes", "overhead_us"});
+  m.chunk_on = chunk.at("on").boolean();
+  m.chunk_bytes = read_value(chunk.at("bytes"));
+  m.chunk_overhead_us = read_value(chunk.at("overhead_us"));
+  return m;
+}
+
 Catalog read_fields(const Field& doc) {
-  doc.require_keys({"format", "format_version", "node_types", "node_groups", "fabric", "cluster_group_order", "defaults",
-                   "provenance"});
+  // "machine_model" is new in format 1.2: older mirrors have none.
+  const bool has_model = doc.json().is_object() && doc.json().contains("machine_model");
+  if (has_model)
+    doc.require_keys({"format", "format_version", "node_types", "node_groups", "fabric", "cluster_group_order",
+                      "defaults", "provenance", "machine_model"});
+  else
+    doc.require_keys({"format", "format_version", "node_types", "node_groups", "fabric", "cluster_group_order",
+                      "defaults", "provenance"});
   if (doc.at("format").text() != "vpcat-json")
     doc.at("format").fail("expected \"vpcat-json\", got " + json::describe(doc.at("format").json()));
   const std::string version = doc.at("format_version").text();
@@ -175,6 +210,7 @@ Catalog read_fields(const Field& doc) {
   const std::string warnings = has_warnings ? p.at("warnings").text() : std::string();
   c.provenance =
       Provenance{p.at("tool").text(), p.at("tool_version").text(), p.at("input_digest").text(), p.at("options").text(), warnings};
+  if (has_model) c.machine_model = read_machine_model(doc.at("machine_model"));
   return c;
 }
 

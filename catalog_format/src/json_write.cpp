@@ -82,6 +82,27 @@ Json fabric_json(const Fabric& f) {
               {"group_order", f.group_order}};
 }
 
+Json value_json(const ModelValue& v) { return Json{{"value", v.value}, {"source", v.source}}; }
+
+Json curve_json(const ModelCurve& c) {
+  return Json{{"on", c.on}, {"slope", value_json(c.slope)}, {"floor", value_json(c.floor)}};
+}
+
+// The shape of the judge's table (simulator/contention.json): the families
+// under the forwarder, a {value, source} per parameter.
+Json machine_model_json(const MachineModelSpec& m) {
+  Json families = Json::array();
+  for (const ModelFamily& f : m.families)
+    families.push_back(Json{{"match", f.match}, {"slope", value_json(f.slope)}, {"floor", value_json(f.floor)}});
+  Json forwarder = curve_json(m.forwarder);
+  forwarder["families"] = families;
+  return Json{{"forwarder", forwarder},
+              {"nic", curve_json(m.nic)},
+              {"chunk", Json{{"on", m.chunk_on},
+                             {"bytes", value_json(m.chunk_bytes)},
+                             {"overhead_us", value_json(m.chunk_overhead_us)}}}};
+}
+
 }  // namespace
 
 Json to_json(const Catalog& c) {
@@ -91,8 +112,10 @@ Json to_json(const Catalog& c) {
     groups.push_back(Json{{"node_type", g.node_type}, {"count", g.count}, {"names", g.names}});
   for (const auto& [key, value] : c.defaults) defaults[key] = value;
   const Provenance& p = c.provenance;
-  return Json{{"format", "vpcat-json"},
-              {"format_version", std::to_string(vpcat::kFormatMajor) + "." + std::to_string(vpcat::kFormatMinor)},
+  // The binary's version: 1.2 with a machine model, 1.1 without (writer.cpp).
+  const int minor = c.machine_model ? vpcat::kFormatMinor : 1;
+  Json out{{"format", "vpcat-json"},
+              {"format_version", std::to_string(vpcat::kFormatMajor) + "." + std::to_string(minor)},
               {"node_types", types},
               {"node_groups", groups},
               {"fabric", fabric_json(c.fabric)},
@@ -103,6 +126,8 @@ Json to_json(const Catalog& c) {
                                   {"input_digest", p.input_digest},
                                   {"options", p.options},
                                   {"warnings", p.warnings}}}};
+  if (c.machine_model) out["machine_model"] = machine_model_json(*c.machine_model);
+  return out;
 }
 
 std::string dump_json(const Catalog& c) { return to_json(c).dump(2) + "\n"; }

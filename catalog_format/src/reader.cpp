@@ -66,6 +66,26 @@ NodeType to_node_type(const vpcat::NodeTypeView& v) {
   return t;
 }
 
+// The verified records in their order: forwarder, families, nic, chunk.
+MachineModelSpec to_model(const vpcat::CatalogView& v) {
+  MachineModelSpec m;
+  for (std::uint32_t i = 0; i < v.model_entry_count(); ++i) {
+    const vpcat::ModelEntryView e = v.model_entry(i);
+    const ModelValue a{e.a, str(e.a_source)}, b{e.b, str(e.b_source)};
+    switch (e.part) {
+      case vpcat::ModelPart::forwarder: m.forwarder = ModelCurve{e.on, a, b}; break;
+      case vpcat::ModelPart::family: m.families.push_back(ModelFamily{str(e.match), a, b}); break;
+      case vpcat::ModelPart::nic: m.nic = ModelCurve{e.on, a, b}; break;
+      case vpcat::ModelPart::chunk:
+        m.chunk_on = e.on;
+        m.chunk_bytes = a;
+        m.chunk_overhead_us = b;
+        break;
+    }
+  }
+  return m;
+}
+
 }  // namespace
 
 Catalog to_catalog(const vpcat::CatalogView& v) {
@@ -91,6 +111,7 @@ Catalog to_catalog(const vpcat::CatalogView& v) {
   c.cluster_group_order = str(v.cluster_group_order());
   const vpcat::ProvenanceView p = v.provenance();
   c.provenance = Provenance{str(p.tool), str(p.tool_version), str(p.input_digest), str(p.options), str(p.warnings)};
+  if (v.has_machine_model()) c.machine_model = to_model(v);
   return c;
 }
 

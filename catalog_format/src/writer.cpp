@@ -62,7 +62,7 @@ struct Sections {
   SectionBuilder node_types{vpcat::node_type::size}, components{vpcat::component::size}, links{vpcat::link::size},
       routes{vpcat::route::size}, route_hops{4}, permutations{4}, patterns{vpcat::pattern::size}, roles{4},
       node_groups{vpcat::node_group::size}, cluster{vpcat::cluster::size}, uplinks{8},
-      defaults{vpcat::default_entry::size}, provenance{vpcat::provenance::size};
+      defaults{vpcat::default_entry::size}, provenance{vpcat::provenance::size}, model{vpcat::model_entry::size};
 };
 
 void put_component(Sections& s, const Component& c, std::uint32_t orbit) {
@@ -210,12 +210,39 @@ void put_tail(Sections& s, const Catalog& c) {
   b::store_u32(r + f::warnings, warnings);
 }
 
+void put_model_entry(Sections& s, vpcat::ModelPart part, bool on, const std::string& match, const ModelValue& a,
+                     const ModelValue& b) {
+  namespace f = vpcat::model_entry;
+  const std::uint32_t m = s.strings.intern(match);
+  const std::uint32_t a_source = s.strings.intern(a.source), b_source = s.strings.intern(b.source);
+  std::uint8_t* r = s.model.add();
+  b::store_u8(r + f::part, static_cast<std::uint8_t>(part));
+  b::store_u8(r + f::flags, on ? vpcat::kModelOn : 0);
+  b::store_u32(r + f::match, m);
+  b::store_f64(r + f::a, a.value);
+  b::store_f64(r + f::b, b.value);
+  b::store_u32(r + f::a_source, a_source);
+  b::store_u32(r + f::b_source, b_source);
+}
+
+// The machine model's records in their order (SPEC.md §6.13): forwarder,
+// families, nic, chunk.
+void put_machine_model(Sections& s, const MachineModelSpec& m) {
+  using vpcat::ModelPart;
+  put_model_entry(s, ModelPart::forwarder, m.forwarder.on, "", m.forwarder.slope, m.forwarder.floor);
+  for (const ModelFamily& f : m.families) put_model_entry(s, ModelPart::family, false, f.match, f.slope, f.floor);
+  put_model_entry(s, ModelPart::nic, m.nic.on, "", m.nic.slope, m.nic.floor);
+  put_model_entry(s, ModelPart::chunk, m.chunk_on, "", m.chunk_bytes, m.chunk_overhead_us);
+}
+
 std::size_t align_up(std::size_t v) {
   return (v + vpcat::kWriterAlignment - 1) / vpcat::kWriterAlignment * vpcat::kWriterAlignment;
 }
 
-// Header, section table, and the sections in type order (bodies[i] has type i + 1).
-std::vector<std::uint8_t> assemble(std::vector<std::vector<std::uint8_t>> bodies) {
+// Header, section table, and the sections in type order (bodies[i] has type
+// i + 1; those past the required ones are written may_skip). `minor`: the
+// file's format_minor.
+std::vector<std::uint8_t> assemble(std::vector<std::vector<std::uint8_t>> bodies, std::uint16_t minor) {
   namespace h = vpcat::header;
   namespace e = vpcat::entry;
   const std::size_t count = bodies.size();
@@ -229,7 +256,7 @@ std::vector<std::uint8_t> assemble(std::vector<std::vector<std::uint8_t>> bodies
   std::vector<std::uint8_t> out(end, 0);
   std::copy(std::begin(vpcat::kMagic), std::end(vpcat::kMagic), out.begin());
   b::store_u16(&out[h::format_major], vpcat::kFormatMajor);
-  b::store_u16(&out[h::format_minor], vpcat::kFormatMinor);
+  b::store_u16(&out[h::format_minor], minor);
   b::store_u16(&out[h::min_reader_minor], 0);
   b::store_u16(&out[h::header_size], h::size);
   b::store_u16(&out[h::entry_size], e::entry_size);
@@ -241,7 +268,9 @@ std::vector<std::uint8_t> assemble(std::vector<std::vector<std::uint8_t>> bodies
   b::store_u16(&out[h::writer_patch], v.patch);
   for (std::size_t i = 0; i < count; ++i) {
     std::uint8_t* entry = &out[h::size + i * e::entry_size];
-    b::store_u32(entry + e::type, static_cast<std::uint32_t>(i + vpcat::kFirstSectionType));
+    const auto type = static_cast<std::uint32_t>(i + vpcat::kFirstSectionType);
+    b::store_u32(entry + e::type, type);
+    if (type > vpcat::kLastRequiredSectionType) b::store_u32(entry + e::flags, vpcat::kSectionMaySkip);
     b::store_u64(entry + e::offset, offsets[i]);
     b::store_u64(entry + e::size, bodies[i].size());
     b::store_u32(entry + e::checksum, vpcat::crc32c(bodies[i].data(), bodies[i].size()));
@@ -263,11 +292,18 @@ std::vector<std::uint8_t> write_catalog(const Catalog& c) {
   for (const NodeType& nt : c.node_types) put_node_type(s, nt);
   put_cluster(s, c);
   put_tail(s, c);
-  std::vector<std::uint8_t> out = assemble({s.strings.finish(), s.node_types.finish(), s.components.finish(),
-                                            s.links.finish(), s.routes.finish(), s.route_hops.finish(),
-                                            s.permutations.finish(), s.patterns.finish(), s.roles.finish(),
-                                            s.node_groups.finish(), s.cluster.finish(), s.uplinks.finish(),
-                                            s.defaults.finish(), s.provenance.finish()});
+  if (c.machine_model) put_machine_model(s, *c.machine_model);
+  std::vector<std::vector<std::uint8_t>> bodies = {
+      s.strings.finish(),  s.node_types.finish(),   s.components.finish(), s.links.finish(),
+      s.routes.finish(),   s.route_hops.finish(),   s.permutations.finish(), s.patterns.finish(),
+      s.roles.finish(),    s.node_groups.finish(),  s.cluster.finish(),    s.uplinks.finish(),
+      s.defaults.finish(), s.provenance.finish()};
+  // A catalog without a machine model is a 1.1 file byte for byte; with
+  // one, a 1.2 file a 1.1 reader still reads (the section is may_skip, so
+  // min_reader_minor stays 0).
+  if (c.machine_model) bodies.push_back(s.model.finish());
+  const std::uint16_t minor = c.machine_model ? vpcat::kFormatMinor : 1;
+  std::vector<std::uint8_t> out = assemble(std::move(bodies), minor);
   // With the default limits: what this writes, a default reader accepts.
   if (vpcat::Status st = vpcat::verify(out.data(), out.size(), nullptr); !st.ok())
     throw CatalogError(CatalogError::Kind::invalid, std::string("catalog breaks a format rule: ") + st.message(),

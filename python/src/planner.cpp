@@ -113,6 +113,22 @@ py::array_t<std::uint64_t> route_ids(const py::object& self, const py::object& p
   return out;
 }
 
+// PlanOptions.machine_model: "catalog" (the catalog's model, the default),
+// "default" (the runtime's class defaults) or "ideal" (no loss).
+std::string machine_name(const vpcat::PlanOptions& o) {
+  if (!o.machine.given()) return "catalog";
+  const vpcat::MachineModel& m = o.machine.model();
+  const bool ideal = !m.forwarder.on && !m.nic.on && !m.chunk_on && m.family_count == 0;
+  return ideal ? "ideal" : "default";
+}
+
+void set_machine(vpcat::PlanOptions& o, const std::string& name) {
+  if (name == "catalog") o.machine = vpcat::MachineChoice::from_catalog();
+  else if (name == "default") o.machine = vpcat::MachineModel();
+  else if (name == "ideal") o.machine = vpcat::MachineModel::ideal();
+  else throw py::value_error("machine_model must be \"catalog\", \"default\" or \"ideal\", got \"" + name + "\"");
+}
+
 }  // namespace
 
 void register_planner(py::module_& m) {
@@ -124,7 +140,11 @@ min_chunk_bytes, chunk_align_bytes: how payloads are cut into pieces
 max_steps: Planner.plan() raises PlanError step_limit beyond it (>= 1)
 channels_only: channel steps only, each contention-free at solo rates
   (default False: the plan is the candidate expected fastest under the
-  calibrated machine model, sharing steps flagged)
+  machine model, sharing steps flagged)
+machine_model: the model a plan is made under: "catalog" (default: the
+  catalog's machine_model section, or the class defaults for a catalog
+  without one), "default" (the class defaults, the judge's calibrated table)
+  or "ideal" (no loss when transfers share a resource)
 allow_shared: with channels_only, the plan may end with one shared step
   (every payload left at once, contending) when that is expected shorter
 replay: replay the balanced part of the demand from the catalog's stored
@@ -136,8 +156,9 @@ nic_loopback: an intra-node payload may loop through two NICs of its node
 Out-of-range values raise vpcat.OptionsError when a plan is made.)")
       .def(py::init([](double latency_us, double min_step_latencies, std::uint64_t min_chunk_bytes,
                        std::uint64_t chunk_align_bytes, std::uint32_t max_steps, bool allow_shared, bool replay,
-                       bool nic_loopback, bool channels_only) {
+                       bool nic_loopback, bool channels_only, const std::string& machine_model) {
              vpcat::PlanOptions o;
+             set_machine(o, machine_model);
              o.latency_us = latency_us, o.min_step_latencies = min_step_latencies;
              o.min_chunk_bytes = min_chunk_bytes, o.chunk_align_bytes = chunk_align_bytes;
              o.max_steps = max_steps, o.allow_shared = allow_shared, o.replay = replay;
@@ -151,7 +172,7 @@ Out-of-range values raise vpcat.OptionsError when a plan is made.)")
            "chunk_align_bytes"_a = vpcat::PlanOptions().chunk_align_bytes,
            "max_steps"_a = vpcat::PlanOptions().max_steps, "allow_shared"_a = vpcat::PlanOptions().allow_shared,
            "replay"_a = vpcat::PlanOptions().replay, "nic_loopback"_a = vpcat::PlanOptions().nic_loopback,
-           "channels_only"_a = vpcat::PlanOptions().channels_only)
+           "channels_only"_a = vpcat::PlanOptions().channels_only, "machine_model"_a = "catalog")
       .def_readwrite("latency_us", &vpcat::PlanOptions::latency_us)
       .def_readwrite("min_step_latencies", &vpcat::PlanOptions::min_step_latencies)
       .def_readwrite("min_chunk_bytes", &vpcat::PlanOptions::min_chunk_bytes)
@@ -161,6 +182,7 @@ Out-of-range values raise vpcat.OptionsError when a plan is made.)")
       .def_readwrite("replay", &vpcat::PlanOptions::replay)
       .def_readwrite("nic_loopback", &vpcat::PlanOptions::nic_loopback)
       .def_readwrite("channels_only", &vpcat::PlanOptions::channels_only)
+      .def_property("machine_model", &machine_name, &set_machine)
       .def("__repr__", [](const vpcat::PlanOptions& o) {
         return "vpcat.PlanOptions(latency_us=" + py::repr(py::float_(o.latency_us)).cast<std::string>() +
                ", min_step_latencies=" + py::repr(py::float_(o.min_step_latencies)).cast<std::string>() +
@@ -169,7 +191,8 @@ Out-of-range values raise vpcat.OptionsError when a plan is made.)")
                ", max_steps=" + std::to_string(o.max_steps) + ", allow_shared=" + (o.allow_shared ? "True" : "False") +
                ", replay=" + (o.replay ? "True" : "False") +
                ", nic_loopback=" + (o.nic_loopback ? "True" : "False") +
-               ", channels_only=" + (o.channels_only ? "True" : "False") + ")";
+               ", channels_only=" + (o.channels_only ? "True" : "False") + ", machine_model=\"" +
+               machine_name(o) + "\")";
       });
 
   py::class_<Plan>(m, "Plan", R"(The ordered steps of one AlltoAllv call (vpcat::Plan).

@@ -82,7 +82,7 @@ extern "C" {
 #define VPCAT_VERSION_PATCH 0
 #define VPCAT_VERSION_NUMBER (VPCAT_VERSION_MAJOR * 10000 + VPCAT_VERSION_MINOR * 100 + VPCAT_VERSION_PATCH)
 #define VPCAT_FORMAT_MAJOR 1 /* the .vpcat format version this library reads */
-#define VPCAT_FORMAT_MINOR 1
+#define VPCAT_FORMAT_MINOR 2
 
 /* Library version as major * 10000 + minor * 100 + patch (VPCAT_VERSION_NUMBER). */
 VPCAT_API unsigned vpcat_version_number(void);
@@ -144,6 +144,7 @@ typedef enum vpcat_status {
   VPCAT_E_BAD_BUS_ID = 43,
   VPCAT_E_BAD_ORBIT_SIZE = 44,       /* an orbit size does not divide the group order, or the sum is off */
   VPCAT_E_BAD_HOST_LIST = 45,        /* a node group's names are no host list of its node count */
+  VPCAT_E_BAD_MACHINE_MODEL = 46,    /* machine_model: a family's match empty or too long, a match elsewhere */
   /* planning */
   VPCAT_E_NOT_READY = 100,           /* the planner has no catalog (not returned by this API: create does init) */
   VPCAT_E_UNSUPPORTED_CATALOG = 101, /* the catalog exceeds a planner limit (docs/planner.md "Limits") */
@@ -496,7 +497,8 @@ typedef struct vpcat_plan_options {
                                  only for an executor that can force that route (docs/planner.md
                                  "NIC loopback") */
   uint32_t channels_only;     /* 0 (default): the plan is the candidate expected fastest under the
-                                 calibrated machine model (channel steps, the shared step, shifted
+                                 catalog's machine model (its machine_model section, format 1.2; the
+                                 calibrated class defaults without one) (channel steps, the shared step, shifted
                                  permutations, or channel steps ending in the shared step; sharing steps
                                  flagged: vpcat_step.shared); 1: channel steps only, each contention-free
                                  at solo rates, unless allow_shared (docs/planner.md "Plan shapes").

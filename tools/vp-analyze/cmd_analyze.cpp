@@ -6,9 +6,11 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "machine_model_file.hpp"
 #include "vp/base/messages.hpp"
 #include "vp/analysis/build_catalog.hpp"
 #include "vp/catalog/bandwidth_summary.hpp"
@@ -27,6 +29,7 @@ struct AnalyzeOptions {
   std::string out;
   std::string json_out;
   std::string summary = "text";
+  std::string machine_model;  // FILE|ideal; empty: the class defaults
   ProgressChoice progress;
   double max_analysis_seconds = 600;
 };
@@ -70,6 +73,12 @@ Runner setup_analyze_command(CLI::App& app) {
                  "Also write the catalog's JSON mirror here (with the catalog or not at all); - for standard output");
   app.add_option("--summary", opts->summary, "Summary format: text or json")
       ->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--machine-model", opts->machine_model,
+                 "The machine model the catalog carries (what sharing a resource costs; the planner plans under it): "
+                 "a contention table (schemas/contention.schema.json) or \"ideal\" (every loss off); default: the "
+                 "planner's class defaults, the committed calibrated table, sources cited (vp-catalog set-model "
+                 "changes it later)")
+      ->type_name("FILE|ideal");
   add_analysis_budget_options(app, opts->request, opts->max_analysis_seconds);
   add_progress_options(app, opts->progress);
   return [opts]() {
@@ -79,6 +88,9 @@ Runner setup_analyze_command(CLI::App& app) {
     check_binary_stdout("--out", opts->out);
     // With an output on standard output, the summary goes to standard error.
     std::FILE* summary_to = writes_stdout({opts->out, opts->json_out}) ? stderr : stdout;
+    // A bad table fails before the analysis.
+    std::optional<catalog::MachineModelSpec> model;
+    if (!opts->machine_model.empty()) model = vp::sim_cli::read_machine_model_spec(opts->machine_model);
     auto start = std::chrono::steady_clock::now();
     opts->request.search.deadline = deadline_after(opts->max_analysis_seconds);
     std::unique_ptr<ProgressReporter> progress = make_progress_reporter(opts->progress);
@@ -91,6 +103,7 @@ Runner setup_analyze_command(CLI::App& app) {
     check_nodes_reach_network(in);
     catalog::Catalog cat = build_catalog(in, opts->request.search, canonical_options(opts->request), progress->fn());
     progress->finish();
+    if (model) cat.machine_model = std::move(*model);
     std::vector<std::uint8_t> bytes = catalog::write_catalog(cat);
     // The catalog and its mirror land together or not at all.
     std::vector<catalog::OutputFile> outputs{{opts->out, bytes.data(), bytes.size()}};

@@ -82,6 +82,8 @@ class Annotator {
           return fmt::format("{} ({})", v, catalog::to_string(static_cast<catalog::LinkKind>(v)));
         if (section == static_cast<std::uint32_t>(vpcat::SectionType::cluster))
           return fmt::format("{} ({})", v, catalog::to_string(static_cast<catalog::FabricKind>(v)));
+        if (section == static_cast<std::uint32_t>(vpcat::SectionType::machine_model))
+          return fmt::format("{} ({})", v, vpcat::model_part_name(v));
         return std::to_string(v);
       }
       case FieldType::u16: return std::to_string(b::load_u16(p));

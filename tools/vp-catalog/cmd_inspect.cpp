@@ -1,5 +1,5 @@
 // `vp-catalog inspect FILE [--json] [--verbose]`: the header, the sections
-// and their sizes, and the catalog summary (the keys of `vp-analyze
+// and their sizes, the machine model, and the catalog summary (the keys of `vp-analyze
 // --summary json`); the text gives each node type's GB/s, and the group
 // orders and orbits with --verbose.
 #include <fmt/format.h>
@@ -16,6 +16,7 @@
 #include "vp/cli/catalog_file.hpp"
 #include "vp/catalog/bandwidth_summary.hpp"
 #include "vp/catalog/errors.hpp"
+#include "vp/catalog/json_mirror.hpp"
 #include "vp/catalog/reader.hpp"
 #include "vp/catalog/summary.hpp"
 #include "vpcat/catalog_view.hpp"
@@ -106,6 +107,48 @@ void print_nodes(const vpcat::CatalogView& v) {
                "VPCAT_RANK_MAP, or rebuild with vp-analyze --hostname NAME / --hosts LIST (docs/mpi.md)\n");
 }
 
+// A source's kind: its text up to the first ':' ("class default", "table
+// FILE", "ideal", "measured").
+std::string source_kind(const std::string& source) { return source.substr(0, source.find(':')); }
+
+std::string curve_text(const char* name, const catalog::ModelCurve& c) {
+  return fmt::format("{} {} (slope {:g}, floor {:g})", name, c.on ? "on" : "off", c.slope.value, c.floor.value);
+}
+
+// One line for the model, its sources by kind; with --verbose every value's
+// source on a line of its own.
+void print_machine_model(const catalog::Catalog& c, bool verbose) {
+  if (!c.machine_model) {
+    fmt::print("machine model: none (a format 1.1 catalog): the planner takes its class defaults\n");
+    return;
+  }
+  const catalog::MachineModelSpec& m = *c.machine_model;
+  std::string families;
+  for (const catalog::ModelFamily& f : m.families)
+    families += fmt::format("; {} slope {:g}, floor {:g}", printable_line(f.match), f.slope.value, f.floor.value);
+  std::vector<std::pair<std::string, const catalog::ModelValue*>> values = {
+      {"forwarder.slope", &m.forwarder.slope}, {"forwarder.floor", &m.forwarder.floor}};
+  for (const catalog::ModelFamily& f : m.families) {
+    values.emplace_back("forwarder.families[" + printable_line(f.match) + "].slope", &f.slope);
+    values.emplace_back("forwarder.families[" + printable_line(f.match) + "].floor", &f.floor);
+  }
+  values.insert(values.end(), {{"nic.slope", &m.nic.slope},
+                               {"nic.floor", &m.nic.floor},
+                               {"chunk.bytes", &m.chunk_bytes},
+                               {"chunk.overhead_us", &m.chunk_overhead_us}});
+  std::vector<std::string> kinds;
+  for (const auto& v : values)
+    if (std::find(kinds.begin(), kinds.end(), source_kind(v.second->source)) == kinds.end())
+      kinds.push_back(source_kind(v.second->source));
+  std::string sources;
+  for (const std::string& k : kinds) sources += (sources.empty() ? "" : ", ") + printable_line(k);
+  fmt::print("machine model: {}{}, {}, chunk {} ({:g} bytes, {:g} us); sources: {}\n",
+             curve_text("forwarder", m.forwarder), families, curve_text("nic", m.nic), m.chunk_on ? "on" : "off",
+             m.chunk_bytes.value, m.chunk_overhead_us.value, sources);
+  if (verbose)
+    for (const auto& [name, v] : values) fmt::print("  {} {:g}: {}\n", name, v->value, printable_line(v->source));
+}
+
 void print_text(const InspectOptions& o, const vpcat::CatalogView& v, const catalog::Catalog& c,
                 const catalog::Summary& s) {
   const vpcat::Layout& l = v.layout();
@@ -133,6 +176,7 @@ void print_text(const InspectOptions& o, const vpcat::CatalogView& v, const cata
                  catalog::readable_decimal(t.local_patterns));
     fmt::print("{} channel orbits stored, representing {}\n", s.channel_orbits, s.channels_represented);
   }
+  print_machine_model(c, o.verbose);
   // The import's warnings are warnings: on standard error, as the analyzer
   // gave them (the report above stays the catalog's content).
   for (const std::string& w : warning_lines(v))
@@ -159,6 +203,9 @@ int run(const InspectOptions& o) {
   j["node_groups"] = node_groups_json(v);
   j["sections"] = sections_json(v);
   j["warnings"] = warning_lines(v);
+  // As the JSON mirror holds it; null for a catalog without one (format 1.1).
+  const catalog::Json mirror = catalog::to_json(c);
+  j["machine_model"] = mirror.contains("machine_model") ? mirror["machine_model"] : catalog::Json(nullptr);
   fmt::print("{}\n", j.dump(2));
   return 0;
 }
@@ -173,7 +220,8 @@ Runner setup_inspect(CLI::App& app) {
                 "Print JSON: the keys of `vp-analyze --summary json`, then file, versions, node groups (their host "
                 "names) and sections");
   cmd->add_flag("-v,--verbose", o->verbose,
-                "Also print the group orders and the orbits (the text output; --json always has them)");
+                "Also print the group orders, the orbits and the source of each machine model value (the text "
+                "output; --json always has them)");
   return [o] { return run(*o); };
 }
 

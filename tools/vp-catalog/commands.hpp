@@ -27,6 +27,7 @@ Runner setup_score(CLI::App& app);
 Runner setup_resize(CLI::App& app);
 Runner setup_export(CLI::App& app);
 Runner setup_place(CLI::App& app);
+Runner setup_set_model(CLI::App& app);
 
 // `validate --against`: re-run the analysis of `topology` (and `cluster`)
 // with the catalog's recorded options and compare. Returns 0 when they

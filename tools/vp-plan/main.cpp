@@ -100,7 +100,10 @@ std::string rate_text(const vpcat::Plan& plan) {
 int run(Options& o) {
   if (o.json && o.svg == "-") throw vp::UsageError("--json and --svg - cannot both write standard output");
   if (o.demand.empty() == o.workload.empty()) throw vp::UsageError("give --demand FILE or --workload SPEC");
-  if (!o.machine_model.empty()) o.plan.machine = vp::sim_cli::read_machine_model(o.machine_model);
+  // Default: the catalog's model (Planner::init reads it).
+  if (o.machine_model == "default") o.plan.machine = vpcat::MachineModel();
+  else if (!o.machine_model.empty() && o.machine_model != "catalog")
+    o.plan.machine = vp::sim_cli::read_machine_model(o.machine_model);
   vpcat::CatalogFile file;
   vp::cli::open_catalog_file(o.catalog, file);
   vpcat::Planner planner;
@@ -128,7 +131,11 @@ int run(Options& o) {
     report.planning_us = best_us;
     report.options = o.plan;
     report.gpu_map = subset;
-    if (!o.machine_model.empty()) report.machine_model = o.machine_model;
+    // Where the model came from: "catalog" (its machine_model section),
+    // "default" (the class defaults: asked for, or a catalog without one),
+    // "ideal" or the table file.
+    if (!o.machine_model.empty() && o.machine_model != "catalog") report.machine_model = o.machine_model;
+    else report.machine_model = planner.catalog_has_machine() ? "catalog" : "default";
     const std::string text = vp::plan_cli::plan_json(planner, plan, report);
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else {
@@ -190,9 +197,10 @@ int main(int argc, char** argv) {
   app.add_option("--machine-model", o.machine_model,
                  "The losses the planner expects when transfers share a resource: a contention table "
                  "(schemas/contention.schema.json, as vp-sim --contention reads; its GPU endpoint curve, for reads, "
-                 "is not used) or \"ideal\" (no loss); default: the calibrated table's values built into the "
-                 "runtime (simulator/contention.json)")
-      ->type_name("FILE|ideal");
+                 "is not used), \"ideal\" (no loss), \"default\" (the calibrated table's values built into the "
+                 "runtime, simulator/contention.json) or \"catalog\"; default: the catalog's model (its "
+                 "machine_model section, vp-catalog set-model; \"default\" for a catalog without one)")
+      ->type_name("FILE|ideal|default|catalog");
   app.add_flag_callback("--no-replay", [&] { o.plan.replay = false; },
                         "Search every step; by default the balanced part of the demand is replayed from the catalog's "
                         "stored patterns first, where they pay (docs/planner.md \"Replay\")");

@@ -12,7 +12,10 @@ struct PlanReport {
   double planning_us = 0;             // wall time of Planner::plan
   vpcat::PlanOptions options;
   bool gpu_map = false;               // write "gpu_map": the catalog GPU of each rank (a subset's plan)
-  std::string machine_model = "default";  // where options.machine came from: "default", "ideal" or a table file
+  // Where the planner's model came from: "catalog" (the catalog's
+  // machine_model section), "default" (the class defaults), "ideal" or a
+  // table file.
+  std::string machine_model = "default";
 };
 
 std::string plan_json(const vpcat::Planner& planner, const vpcat::Plan& plan, const PlanReport& report);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "contention_file.hpp"
+#include "vp/catalog/machine_model.hpp"
 #include "vp/topology/errors.hpp"
 
 namespace vp::sim_cli {
@@ -37,6 +38,11 @@ vpcat::MachineModel machine_model_of(const sim::ContentionModel& m, const std::s
 vpcat::MachineModel read_machine_model(const std::string& spec) {
   if (spec == "ideal") return vpcat::MachineModel::ideal();
   return machine_model_of(read_contention_file(spec), spec);
+}
+
+catalog::MachineModelSpec read_machine_model_spec(const std::string& spec) {
+  if (spec == "ideal") return catalog::model_spec(vpcat::MachineModel::ideal(), "ideal: every loss off");
+  return catalog::model_spec(read_machine_model(spec), "table " + spec);
 }
 
 }  // namespace vp::sim_cli

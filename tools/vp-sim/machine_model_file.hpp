@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "vp/catalog/catalog.hpp"
 #include "vp/sim/contention.hpp"
 #include "vpcat/planner/machine_model.hpp"
 
@@ -26,5 +27,10 @@ vpcat::MachineModel machine_model_of(const sim::ContentionModel& m, const std::s
 // --machine-model SPEC: "ideal" (every loss off) or a contention table file
 // (read_contention_file's errors).
 vpcat::MachineModel read_machine_model(const std::string& spec);
+
+// The same as a catalog's machine model (vp-analyze --machine-model,
+// vp-catalog set-model), each value's source "ideal: every loss off" or
+// "table SPEC".
+catalog::MachineModelSpec read_machine_model_spec(const std::string& spec);
 
 }  // namespace vp::sim_cli

@@ -186,10 +186,14 @@ int run(Options o) {
                         : o.eager == "eager"  ? vp::sim::EagerMode::eager
                                               : vp::sim::EagerMode::off;
   if (o.model == "contention") o.compare.sim.contention = contention_model(o);
-  // The planner expects the losses of the model simulated, unless told otherwise.
-  o.compare.plan.machine = o.machine_model.empty()
-                               ? vp::sim_cli::machine_model_of(o.compare.sim.contention, o.contention)
-                               : vp::sim_cli::read_machine_model(o.machine_model);
+  // The planner expects the losses of the model simulated, unless told
+  // otherwise; "catalog": the catalog's model, as an embedder's planner.
+  if (o.machine_model.empty())
+    o.compare.plan.machine = vp::sim_cli::machine_model_of(o.compare.sim.contention, o.contention);
+  else if (o.machine_model == "default")
+    o.compare.plan.machine = vpcat::MachineModel();
+  else if (o.machine_model != "catalog")
+    o.compare.plan.machine = vp::sim_cli::read_machine_model(o.machine_model);
   vpcat::CatalogFile file;
   vp::cli::open_catalog_file(o.catalog, file);
   const vp::Topology topology = vp::sim::catalog_topology(vp::catalog::to_catalog(file.view()), o.catalog);
@@ -415,10 +419,11 @@ int main(int argc, char** argv) {
   app.add_flag("--allow-shared", o.compare.plan.allow_shared,
                "With --channels-only, VarioPath plans may end with one shared step (vp-plan --allow-shared)");
   app.add_option("--machine-model", o.machine_model,
-                 "The machine model VarioPath's planner expects (vp-plan --machine-model): a contention table or "
-                 "\"ideal\"; default: the model simulated (--model ideal: no loss; --model contention: the table of "
-                 "--contention)")
-      ->type_name("FILE|ideal");
+                 "The machine model VarioPath's planner expects (vp-plan --machine-model): a contention table, "
+                 "\"ideal\", \"default\" (the runtime's class defaults) or \"catalog\" (the catalog's model, as "
+                 "an embedder's planner takes it: vp-catalog set-model); default: the model simulated (--model ideal: "
+                 "no loss; --model contention: the table of --contention)")
+      ->type_name("FILE|ideal|default|catalog");
   app.add_flag_callback("--no-replay", [&] { o.compare.plan.replay = false; },
                         "VarioPath plans search every step (vp-plan --no-replay)");
   app.add_flag("--nic-loopback", o.compare.plan.nic_loopback,

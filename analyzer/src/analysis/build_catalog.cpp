@@ -11,6 +11,7 @@
 #include "vp/analysis/contention.hpp"
 #include "vp/analysis/sha256.hpp"
 #include "vp/analysis/symmetry.hpp"
+#include "vp/catalog/machine_model.hpp"
 #include "vp/import/json_topology.hpp"
 #include "vp/topology/errors.hpp"
 #include "vp/topology/routes.hpp"
@@ -260,6 +261,9 @@ catalog::Catalog build_catalog(const LoadedInput& in, const PatternSearchOptions
   cat.provenance.options = options_text;
   for (const std::string& w : in.topology.warnings)
     cat.provenance.warnings += (cat.provenance.warnings.empty() ? "" : "\n") + w;
+  // The planner's class defaults, sources cited (vp-analyze --machine-model
+  // and vp-catalog set-model replace it).
+  cat.machine_model = catalog::class_default_model();
   return cat;
 }
 

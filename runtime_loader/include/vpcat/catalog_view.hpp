@@ -222,6 +222,18 @@ struct ProvenanceView {
   std::string_view warnings;
 };
 
+// One record of the machine model (format 1.2, SPEC.md §6.13): a mechanism's
+// parameters and where each comes from. Curves (forwarder, family, nic): a =
+// slope, b = floor; chunk: a = bytes, b = overhead_us. `on` is false for a
+// family (it follows the forwarder's).
+struct ModelEntryView {
+  ModelPart part;
+  bool on;
+  std::string_view match;  // family: a substring of the socket's CPU model; empty otherwise
+  double a, b;
+  std::string_view a_source, b_source;
+};
+
 // A section-table entry, known or skipped.
 struct SectionEntry {
   std::uint32_t type;
@@ -295,6 +307,14 @@ class CatalogView {
   std::uint32_t default_count() const noexcept { return rec(SectionType::defaults).count(); }
   DefaultEntry default_at(std::uint32_t i) const noexcept;  // i < default_count(), sorted by key
   ProvenanceView provenance() const noexcept;
+
+  // ---- machine model (format 1.2; absent from older files) ---------------------------
+  // Records in order: forwarder, its CPU families, nic, chunk (the verifier
+  // proved that order). planner/catalog_machine.hpp turns them into a
+  // MachineModel.
+  bool has_machine_model() const noexcept { return layout_[SectionType::machine_model].offset != 0; }
+  std::uint32_t model_entry_count() const noexcept { return rec(SectionType::machine_model).count(); }  // 0 when absent
+  ModelEntryView model_entry(std::uint32_t i) const noexcept;  // i < model_entry_count()
 
   // ---- low level (for the sub-views and tools) -------------------------------------
   detail::Records rec(SectionType t) const noexcept { return detail::Records(data_, layout_, t); }
@@ -524,6 +544,17 @@ inline ProvenanceView CatalogView::provenance() const noexcept {
   return {string(r.u32(0, provenance::tool)), string(r.u32(0, provenance::tool_version)),
           string(r.u32(0, provenance::input_digest)), string(r.u32(0, provenance::options)),
           has_warnings ? string(r.u32(0, provenance::warnings)) : std::string_view()};
+}
+
+inline ModelEntryView CatalogView::model_entry(std::uint32_t i) const noexcept {
+  const detail::Records r = rec(SectionType::machine_model);
+  return {static_cast<ModelPart>(r.u8(i, model_entry::part)),
+          (r.u8(i, model_entry::flags) & kModelOn) != 0,
+          string(r.u32(i, model_entry::match)),
+          r.f64(i, model_entry::a),
+          r.f64(i, model_entry::b),
+          string(r.u32(i, model_entry::a_source)),
+          string(r.u32(i, model_entry::b_source))};
 }
 
 }  // namespace v0_1

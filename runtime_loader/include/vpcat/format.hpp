@@ -1,4 +1,4 @@
-// The .vpcat file format, version 1.0, as constants (catalog_format/SPEC.md
+// The .vpcat file format, version 1.2, as constants (catalog_format/SPEC.md
 // is the normative text; every number here appears there).
 //
 // A file is: a 64-byte header, a section table (one 32-byte entry per
@@ -27,7 +27,7 @@ inline namespace v0_1 {
 // The format version this library reads and writes. A reader of 1.y reads any
 // 1.x file whose min_reader_minor <= y (SPEC.md "Compatibility").
 inline constexpr std::uint16_t kFormatMajor = 1;
-inline constexpr std::uint16_t kFormatMinor = 1;  // 1.1: provenance.warnings
+inline constexpr std::uint16_t kFormatMinor = 2;  // 1.1: provenance.warnings; 1.2: machine_model
 
 // ---- signature ----------------------------------------------------------------
 // 0x89: high bit set, catches 7-bit channels and text files; "VPC": the name;
@@ -108,9 +108,11 @@ enum class SectionType : std::uint32_t {
   spine_uplinks = 12,
   defaults = 13,
   provenance = 14,
+  machine_model = 15,  // 1.2, optional, written may_skip
 };
 inline constexpr std::uint32_t kFirstSectionType = 1;
-inline constexpr std::uint32_t kLastSectionType = 14;  // every type 1..14 is required in 1.0
+inline constexpr std::uint32_t kLastRequiredSectionType = 14;  // every type 1..14 is required (from 1.0)
+inline constexpr std::uint32_t kLastSectionType = 15;          // the last type this version knows
 
 // Section-table entry flags.
 inline constexpr std::uint32_t kSectionMaySkip = 1u << 0;  // a reader that does not know the type may ignore it
@@ -431,6 +433,44 @@ inline constexpr Field kProvenanceFields[] = {
     {provenance::reserved, 4, FieldType::reserved, "reserved"},
 };
 
+// The machine model (1.2): one record per mechanism, in kind order:
+// forwarder, its CPU families (0..kMaxModelFamilies, first match wins), nic,
+// chunk (SPEC.md §6.13).
+enum class ModelPart : std::uint8_t { forwarder = 0, family = 1, nic = 2, chunk = 3 };
+inline constexpr std::uint32_t kMaxModelFamilies = 8;
+inline constexpr std::uint32_t kMaxModelMatchBytes = 47;  // a family's match, without its NUL
+inline constexpr std::uint8_t kModelOn = 1u << 0;         // forwarder, nic, chunk: the mechanism charges its loss
+inline constexpr std::uint8_t kModelFlagsKnown = kModelOn;
+
+namespace model_entry {
+inline constexpr std::size_t part = 0;
+inline constexpr std::size_t flags = 1;
+inline constexpr std::size_t reserved = 2;  // 2 bytes
+inline constexpr std::size_t match = 4;     // family: a substring of the socket's CPU model; "" otherwise
+inline constexpr std::size_t a = 8;         // curves: slope; chunk: bytes
+inline constexpr std::size_t b = 16;        // curves: floor; chunk: overhead_us
+inline constexpr std::size_t a_source = 24;
+inline constexpr std::size_t b_source = 28;
+inline constexpr std::size_t size = 32;
+}  // namespace model_entry
+
+inline constexpr Field kModelFields[] = {
+    {model_entry::part, 1, FieldType::u8, "part"},
+    {model_entry::flags, 1, FieldType::flags8, "flags"},
+    {model_entry::reserved, 2, FieldType::reserved, "reserved"},
+    {model_entry::match, 4, FieldType::str, "match"},
+    {model_entry::a, 8, FieldType::f64, "a"},
+    {model_entry::b, 8, FieldType::f64, "b"},
+    {model_entry::a_source, 4, FieldType::str, "a_source"},
+    {model_entry::b_source, 4, FieldType::str, "b_source"},
+};
+
+namespace detail {
+inline constexpr const char* kModelPartNames[] = {"forwarder", "family", "nic", "chunk"};
+}  // namespace detail
+// "forwarder", "family", "nic", "chunk"; "unknown" otherwise.
+inline const char* model_part_name(std::uint8_t part) noexcept { return part < 4 ? detail::kModelPartNames[part] : "unknown"; }
+
 // Scalar array elements (record_size equals the element size exactly).
 inline constexpr Field kRouteHopFields[] = {{0, 4, FieldType::u32, "hop"}};
 inline constexpr Field kPermutationFields[] = {{0, 4, FieldType::u32, "image"}};
@@ -453,6 +493,7 @@ struct SectionSpec {
   const Field* fields;            // in offset order; fields past min_record_size were appended by a later
   std::size_t field_count;        // minor and are present when record_size reaches their end
   std::uint32_t known_record_size = min_record_size;  // the bytes this version interprets
+  bool required = true;                               // false: a later minor's section, absent from older files
 };
 
 namespace detail {
@@ -477,6 +518,7 @@ inline constexpr SectionSpec kSectionSpecs[] = {
     {SectionType::spine_uplinks, "spine_uplinks", SectionShape::array, 8, kUplinkFields, detail::count_of(kUplinkFields)},
     {SectionType::defaults, "defaults", SectionShape::records, default_entry::size, kDefaultFields, detail::count_of(kDefaultFields)},
     {SectionType::provenance, "provenance", SectionShape::records, provenance::size_1_0, kProvenanceFields, detail::count_of(kProvenanceFields), provenance::size},
+    {SectionType::machine_model, "machine_model", SectionShape::records, model_entry::size, kModelFields, detail::count_of(kModelFields), model_entry::size, false},
 };
 static_assert(sizeof(kSectionSpecs) / sizeof(kSectionSpecs[0]) == kLastSectionType);
 

@@ -44,6 +44,7 @@
 #include "vpcat/planner/detail/shared_step.hpp"
 #include "vpcat/planner/detail/shifted_steps.hpp"
 #include "vpcat/planner/detail/estimator.hpp"
+#include "vpcat/planner/catalog_machine.hpp"
 #include "vpcat/planner/machine_model.hpp"
 #include "vpcat/planner/status.hpp"
 #include "vpcat/subset.hpp"
@@ -76,6 +77,17 @@ class Planner {
     return init_subset(catalog);
   }
   bool ready() const noexcept { return ready_; }
+
+  // The catalog's machine model, read by init(): its machine_model section
+  // (format 1.2), or the class defaults of MachineModel (the judge's
+  // calibrated table) when it has none (catalog_has_machine() false).
+  const MachineModel& catalog_machine() const noexcept { return catalog_machine_; }
+  bool catalog_has_machine() const noexcept { return catalog_has_machine_; }
+  // The model a plan with `options` is made under: options.machine's when
+  // given, else the catalog's.
+  const MachineModel& machine(const PlanOptions& options) const noexcept {
+    return options.machine.given() ? options.machine.model() : catalog_machine_;
+  }
 
   // The planner's GPUs: rank r is the catalog's GPU catalog_gpu(r).
   const Subset& subset() const noexcept { return subset_; }
@@ -115,7 +127,7 @@ class Planner {
     if (PlanStatus s = check(options); !s.ok()) return s;
     if (!prepare_scratch())
       return PlanStatus::at(PlanError::out_of_memory, "planner", "sizing the scratch for %u GPUs", gpu_count());
-    resources_.set_model(model_, options.machine);
+    resources_.set_model(model_, machine(options));
     shared_.begin_call(resources_, options.nic_loopback);
     if (PlanStatus s = greedy_.load(model_, demand); !s.ok()) return s;
     // The cuts of the whole demand, latency excluded: the plan's bound, and
@@ -133,13 +145,13 @@ class Planner {
   }
 
   // The estimator's expectation of `plan` (made by this planner) under
-  // options.machine and options.latency_us: the sum of its steps'
+  // machine(options) and options.latency_us: the sum of its steps'
   // (estimator.hpp; docs/planner.md "Expected time"). Negative when the
   // planner is not ready, the options are invalid or memory is short.
   double estimate_us(const Plan& plan, const PlanOptions& options) noexcept {
     if (!ready_ || !check(options).ok()) return -1.0;
     if (!prepare_scratch()) return -1.0;
-    resources_.set_model(model_, options.machine);
+    resources_.set_model(model_, machine(options));
     return estimator_.plan_us(model_, resources_, plan, options.latency_us);
   }
 
@@ -200,6 +212,8 @@ class Planner {
 
   PlanStatus init_subset(const CatalogView& catalog) noexcept {
     scratch_ready_ = false;
+    catalog_machine_ = MachineModel();
+    catalog_has_machine_ = catalog_machine_model(catalog, &catalog_machine_);
     if (PlanStatus s = layout_.build(catalog, subset_); !s.ok()) return s;
     if (!greedy_.store_patterns(catalog, layout_))
       return PlanStatus::at(PlanError::out_of_memory, "planner", "copying the catalog's patterns");
@@ -209,7 +223,7 @@ class Planner {
   }
 
   // The plan of the loaded demand (docs/planner.md "Plan shapes"). By
-  // default whichever is expected shortest under options.machine of: the
+  // default whichever is expected shortest under machine(options) of: the
   // shared step alone, shifted permutations, channel steps, or channel
   // steps up to a checkpoint and the shared step for the rest. With
   // channels_only: channel steps; with allow_shared too, the shortest of the
@@ -326,7 +340,7 @@ class Planner {
     if (o.chunk_align_bytes == 0)
       return PlanStatus::at(PlanError::bad_options, "options.chunk_align_bytes", "0: must be at least 1");
     if (o.max_steps == 0) return PlanStatus::at(PlanError::bad_options, "options.max_steps", "0: must be at least 1");
-    if (const char* field = o.machine.invalid_field())
+    if (const char* field = o.machine.model().invalid_field())
       return PlanStatus::at(PlanError::bad_options, field,
                             "out of range (slopes finite >= 0, floors in (0, 1], at most %u CPU families with "
                             "NUL-terminated matches, chunk bytes > 0, chunk overhead >= 0)",
@@ -351,6 +365,8 @@ class Planner {
   detail::StepEstimator estimator_;  // the shifted permutations'
   detail::SharedStep shared_;
   std::uint32_t shift_group_ = 1;    // shifts per step of the best shifted candidate of the call
+  MachineModel catalog_machine_;      // init(): the catalog's, or the class defaults
+  bool catalog_has_machine_ = false;
   bool ready_ = false;
   bool scratch_ready_ = false;
 };

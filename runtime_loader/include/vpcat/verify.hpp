@@ -14,7 +14,8 @@
 // anything is read from it; the string table; every cross reference (ids
 // below their counts, ranges tiling their arrays, parents acyclic and linked,
 // routes as paths between the right endpoints, their forwarders and solo
-// rates as their paths imply, generators as kind-preserving permutations,
+// rates as their paths imply, the machine model's records and values
+// (format 1.2, when present), generators as kind-preserving permutations,
 // orbits, orbit sizes against the group order, pattern roles in range and
 // paired, node group prefix sums, fabric consistent with the nodes); every
 // capacity a reader divides by finite, > 0 (or 0 where 0 means none) and
@@ -32,6 +33,7 @@
 #include <cstdint>
 
 #include "vpcat/detail/verify_cluster.hpp"
+#include "vpcat/detail/verify_machine_model.hpp"
 #include "vpcat/detail/verify_node_types.hpp"
 #include "vpcat/detail/verify_structure.hpp"
 #include "vpcat/layout.hpp"
@@ -58,6 +60,7 @@ inline Status verify(const std::uint8_t* data, std::size_t size, Layout* layout,
   if (s.ok()) s = detail::verify_strings(c);
   if (s.ok()) s = detail::NodeTypeVerifier(c).run();
   if (s.ok()) s = detail::ClusterVerifier(c).run();
+  if (s.ok()) s = detail::MachineModelVerifier(c).run();
   return s;
 }
 

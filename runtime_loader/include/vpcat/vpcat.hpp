@@ -29,6 +29,7 @@
 #include "vpcat/planner/demand.hpp"          // Demand: one AlltoAllv call's bytes
 #include "vpcat/planner/demand_check.hpp"    // the demand rules as functions
 #include "vpcat/planner/machine_model.hpp"   // MachineModel: what sharing a resource costs
+#include "vpcat/planner/catalog_machine.hpp" // the catalog's MachineModel (format 1.2)
 #include "vpcat/planner/plan.hpp"            // Plan, PlanOptions, PlanTransfer
 #include "vpcat/planner.hpp"                 // Planner
 #include "vpcat/placement.hpp"               // place(): where an N-GPU job goes among free GPUs

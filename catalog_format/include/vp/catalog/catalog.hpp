@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -139,6 +140,35 @@ struct Provenance {
   friend bool operator==(const Provenance&, const Provenance&) = default;
 };
 
+// The machine model (format 1.2, SPEC.md §6.13): what sharing a resource
+// costs on this machine, the planner's vpcat::MachineModel with where each
+// value comes from ("class default: ...", "table FILE", "measured: ...").
+// One model for the whole catalog: the forwarder families already tell CPU
+// models (node types) apart.
+struct ModelValue {
+  double value = 0.0;
+  std::string source;
+  friend bool operator==(const ModelValue&, const ModelValue&) = default;
+};
+struct ModelCurve {  // eta(k) = max(floor, 1 / (1 + slope (k - 1)))
+  bool on = false;
+  ModelValue slope, floor;
+  friend bool operator==(const ModelCurve&, const ModelCurve&) = default;
+};
+struct ModelFamily {  // the forwarder curve of the sockets whose CPU model contains `match`
+  std::string match;
+  ModelValue slope, floor;
+  friend bool operator==(const ModelFamily&, const ModelFamily&) = default;
+};
+struct MachineModelSpec {
+  ModelCurve forwarder;
+  std::vector<ModelFamily> families;  // first match wins; their switch is the forwarder's
+  ModelCurve nic;
+  bool chunk_on = false;
+  ModelValue chunk_bytes, chunk_overhead_us;
+  friend bool operator==(const MachineModelSpec&, const MachineModelSpec&) = default;
+};
+
 struct Catalog {
   std::vector<NodeType> node_types;
   std::vector<NodeGroup> node_groups;
@@ -146,6 +176,9 @@ struct Catalog {
   std::vector<std::pair<std::string, double>> defaults;  // the capacity table used, by key
   std::string cluster_group_order;  // |fabric group| x prod |Aut(node type)|^count, decimal
   Provenance provenance;
+  // Absent from 1.0 and 1.1 files (the planner then takes the class
+  // defaults); the analyzer always writes one.
+  std::optional<MachineModelSpec> machine_model;
   friend bool operator==(const Catalog&, const Catalog&) = default;
 };
 

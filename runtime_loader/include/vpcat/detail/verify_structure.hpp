@@ -216,7 +216,10 @@ inline Status verify_section_headers(VerifyContext& c) noexcept {
   for (std::uint32_t type = kFirstSectionType; type <= kLastSectionType; ++type) {
     SectionRef& r = l.sections[type];
     const SectionSpec& spec = *section_spec(type);
-    if (r.offset == 0) return Status::in_section(Error::missing_section, type, kNoOffset, "format 1.0 requires it");
+    if (r.offset == 0) {
+      if (!spec.required) continue;  // a later minor's optional section (machine_model): absent is no error
+      return Status::in_section(Error::missing_section, type, kNoOffset, "format 1.0 requires it");
+    }
     if (r.size < section::size)
       return Status::in_section(Error::bad_section_size, type, r.offset,
                                 "%llu bytes, smaller than the 8-byte section header", ull(r.size));

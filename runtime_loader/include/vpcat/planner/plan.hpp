@@ -48,6 +48,22 @@
 namespace vpcat {
 inline namespace v0_1 {
 
+// Which machine model a plan is made under (PlanOptions::machine). Default
+// constructed: the catalog's (Planner::catalog_machine()). Built from, or
+// assigned, a MachineModel: that model, whatever the catalog says.
+class MachineChoice {
+ public:
+  MachineChoice() noexcept = default;
+  MachineChoice(const MachineModel& m) noexcept : model_(m), given_(true) {}  // implicit: options.machine = m
+  static MachineChoice from_catalog() noexcept { return MachineChoice(); }
+  bool given() const noexcept { return given_; }             // false: the catalog's
+  const MachineModel& model() const noexcept { return model_; }  // the model given (class defaults when !given())
+
+ private:
+  MachineModel model_;
+  bool given_ = false;
+};
+
 struct PlanOptions {
   // Start-up latency of every transfer, microseconds, finite and >= 0. It
   // sets the step floor below and the plan's expected time.
@@ -96,10 +112,13 @@ struct PlanOptions {
   // ran so would contend on the host bridges.
   bool nic_loopback = false;
   // The losses the planner expects when transfers share a resource
-  // (machine_model.hpp): by default the judge's calibrated table
-  // (simulator/contention.json); MachineModel::ideal() for none. Every
+  // (machine_model.hpp). By default the catalog's model (its machine_model
+  // section, format 1.2: Planner::catalog_machine()), and the class defaults
+  // of MachineModel (the judge's calibrated table, simulator/contention.json)
+  // for a catalog without one. Assigning a model overrides the catalog's:
+  // `options.machine = MachineModel::ideal()` (no loss anywhere). Every
   // default plan's candidates are weighed under it.
-  MachineModel machine;
+  MachineChoice machine;
 };
 
 inline constexpr std::uint16_t kNoNic = 0xFFFF;
