@@ -15,14 +15,15 @@
 //
 // Contracts:
 // * init() reads the catalog once and keeps its own tables: the CatalogView
-//   and its buffer may go away afterwards. It allocates; it fails with
+//   and its buffer may go away afterwards. It allocates, and builds every
+//   table a plan reads (the scratch, proportional to GPUs^2, and the replay
+//   cycle): the first plan costs about what a later one does. It fails with
 //   unsupported_catalog beyond the limits of docs/planner.md, or
 //   out_of_memory.
 // * plan() is noexcept and never throws nor aborts on bad input: every
 //   problem with the demand or the options is a PlanStatus naming it (see
-//   demand.hpp, plan.hpp). On failure `out` is left empty. The first call
-//   sizes the planner's scratch (proportional to GPUs^2); later calls
-//   allocate nothing unless `out` needs more room than it already has.
+//   demand.hpp, plan.hpp). On failure `out` is left empty. It allocates
+//   nothing unless `out` needs more room than it already has.
 // * Memory comes from ::operator new(nothrow); a shortage is out_of_memory.
 // * Thread safety: plan() uses the Planner's scratch, so one thread at a time
 //   per Planner; the const queries may run concurrently with each other.
@@ -172,8 +173,7 @@ class Planner {
   std::uint32_t max_route_links() const noexcept { return model_.max_route_links(); }
 
   // Rounds of the replay cycle (docs/planner.md "Replay"), built from the
-  // catalog's patterns by the first balanced demand planned with
-  // PlanOptions::replay; 0 before, or when this cluster is planned by search
+  // catalog's patterns at init(); 0 when this cluster is planned by search
   // alone. For tools and tests.
   std::uint32_t replay_rounds() const noexcept { return greedy_.replay().round_count(); }
 
@@ -190,7 +190,7 @@ class Planner {
  private:
   static constexpr double kNearBound = 1.02;
 
-  // Size the per-call scratch once (the first call); false when memory is short.
+  // Size the per-call scratch once (at init); false when memory is short.
   bool prepare_scratch() noexcept {
     if (scratch_ready_) return true;
     scratch_ready_ = greedy_.prepare(model_) && resources_.prepare(model_) && shared_.prepare(model_, resources_) &&
@@ -204,6 +204,11 @@ class Planner {
     if (!greedy_.store_patterns(catalog, layout_))
       return PlanStatus::at(PlanError::out_of_memory, "planner", "copying the catalog's patterns");
     if (PlanStatus s = model_.build(catalog, layout_, greedy_.stored()); !s.ok()) return s;
+    // Every table a plan reads is built here, none by the first plan: the
+    // scratch and the replay cycle (its pattern table and node matchings).
+    if (!prepare_scratch() || !greedy_.prepare_replay(model_))
+      return PlanStatus::at(PlanError::out_of_memory, "planner", "building the scratch and replay tables for %u GPUs",
+                            gpu_count());
     ready_ = true;
     return {};
   }
