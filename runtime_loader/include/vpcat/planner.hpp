@@ -194,7 +194,7 @@ class Planner {
   bool prepare_scratch() noexcept {
     if (scratch_ready_) return true;
     scratch_ready_ = greedy_.prepare(model_) && resources_.prepare(model_) && shared_.prepare(model_, resources_) &&
-                     estimator_.prepare(resources_);
+                     estimator_.prepare(resources_) && shifted_.prepare(resources_) && in_partners_.resize(gpu_count());
     return scratch_ready_;
   }
 
@@ -235,19 +235,13 @@ class Planner {
       return shared_.emit(model_, greedy_.remaining(), options.latency_us, true, out.steps_, out.transfers_,
                           out.expected_us_);
     // Shifted permutations (not with channels_only), 1, 4, 16, ... shifts
-    // per step, each given up once its expectation passes the best so far.
+    // per step, all sizes in one pass, each given up once its expectation
+    // passes the shared step's.
     double shifted_us = std::numeric_limits<double>::infinity();
     shift_group_ = 1;
-    if (!options.channels_only) {
-      const std::uint32_t n = gpu_count();
-      for (std::uint32_t group = 1; group == 1 || group + 1 < n; group *= detail::ShiftedSteps::kGroupFactor) {
-        if ((n - 1 + group - 1) / group > options.max_steps) continue;  // more steps than allowed
-        const double us = detail::ShiftedSteps::expected_us(model_, resources_, estimator_, greedy_.remaining(),
-                                                            options.latency_us,
-                                                            shifted_us < shared_us ? shifted_us : shared_us, group);
-        if (us < shifted_us) shifted_us = us, shift_group_ = group;
-      }
-    }
+    if (!options.channels_only)
+      shifted_us = shifted_.best_us(model_, resources_, greedy_.remaining(), options.latency_us, shared_us,
+                                    options.max_steps, shift_group_);
     const bool shifted = shifted_us < shared_us;
     if (shifted && shifted_us <= near_us) return shifted_rest(options, out);
     const double other_us = shifted ? shifted_us : shared_us;
@@ -283,19 +277,25 @@ class Planner {
     return shared_rest(demand, options, marks[best].steps, marks[best].transfers, marks[best].expected_us, out);
   }
 
-  // The most GPUs any GPU sends to or receives from in the n x n demand R.
-  std::uint32_t most_partners(const std::uint64_t* R) const noexcept {
+  // The most GPUs any GPU sends to or receives from in the n x n demand R,
+  // in one row-major pass (the receivers' counts in in_partners_).
+  std::uint32_t most_partners(const std::uint64_t* R) noexcept {
     const std::uint32_t n = gpu_count();
     std::uint32_t most = 0;
+    std::uint32_t* in = in_partners_.data();
+    for (std::uint32_t h = 0; h < n; ++h) in[h] = 0;
     for (std::uint32_t g = 0; g < n; ++g) {
-      std::uint32_t out = 0, in = 0;
+      const std::uint64_t* row = R + std::size_t{g} * n;
+      std::uint32_t out = 0;
       for (std::uint32_t h = 0; h < n; ++h) {
-        out += g != h && R[std::size_t{g} * n + h] != 0;
-        in += g != h && R[std::size_t{h} * n + g] != 0;
+        const std::uint32_t x = g != h && row[h] != 0;
+        out += x;
+        in[h] += x;
       }
       if (out > most) most = out;
-      if (in > most) most = in;
     }
+    for (std::uint32_t h = 0; h < n; ++h)
+      if (in[h] > most) most = in[h];
     return most;
   }
 
@@ -354,6 +354,8 @@ class Planner {
   detail::Greedy greedy_;
   detail::Resources resources_;       // capacities and curves under the call's machine model
   detail::StepEstimator estimator_;  // the shifted permutations'
+  detail::ShiftedGroups shifted_;    // the shifted candidate's group sizes, estimated in one pass
+  detail::PodBuffer<std::uint32_t> in_partners_;  // most_partners()' per-GPU count of senders
   detail::SharedStep shared_;
   std::uint32_t shift_group_ = 1;    // shifts per step of the best shifted candidate of the call
   bool ready_ = false;
