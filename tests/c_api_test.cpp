@@ -1183,7 +1183,7 @@ TEST_CASE("planning again through the C API allocates nothing") {
   for (std::uint32_t a = 0; a < n; ++a)
     for (std::uint32_t d = 0; d < n; ++d) entries.push_back({a, d, 1 << 20});
   vpcat_error err;
-  // The first calls size the scratch, the plan and the entry copy.
+  // The first calls size the plan and the entry copy (init sized the scratch).
   REQUIRE(vpcat_planner_plan_dense_u64(c.planner, skewed.data(), n, nullptr, c.plan, &err) == VPCAT_OK);
   REQUIRE(vpcat_planner_plan_sparse(c.planner, entries.data(), entries.size(), n, nullptr, c.plan, &err) == VPCAT_OK);
   const long before = vp::test::allocation_count();

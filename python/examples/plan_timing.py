@@ -31,7 +31,7 @@ def main():
     for name, demand in demands.items():
         for dtype in (np.uint64, np.float64, np.uint32):
             d = demand.astype(dtype)
-            plan = planner.plan(d)  # the first call sizes the planner's scratch
+            plan = planner.plan(d)  # the first call of a size grows the plan
             t = time.perf_counter()
             for _ in range(args.calls):
                 plan = planner.plan(d)

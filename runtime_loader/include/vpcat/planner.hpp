@@ -15,14 +15,15 @@
 //
 // Contracts:
 // * init() reads the catalog once and keeps its own tables: the CatalogView
-//   and its buffer may go away afterwards. It allocates; it fails with
+//   and its buffer may go away afterwards. It allocates, and builds every
+//   table a plan reads (the scratch, proportional to GPUs^2, and the replay
+//   cycle): the first plan costs about what a later one does. It fails with
 //   unsupported_catalog beyond the limits of docs/planner.md, or
 //   out_of_memory.
 // * plan() is noexcept and never throws nor aborts on bad input: every
 //   problem with the demand or the options is a PlanStatus naming it (see
-//   demand.hpp, plan.hpp). On failure `out` is left empty. The first call
-//   sizes the planner's scratch (proportional to GPUs^2); later calls
-//   allocate nothing unless `out` needs more room than it already has.
+//   demand.hpp, plan.hpp). On failure `out` is left empty. It allocates
+//   nothing unless `out` needs more room than it already has.
 // * Memory comes from ::operator new(nothrow); a shortage is out_of_memory.
 // * Thread safety: plan() uses the Planner's scratch, so one thread at a time
 //   per Planner; the const queries may run concurrently with each other.
@@ -184,8 +185,7 @@ class Planner {
   std::uint32_t max_route_links() const noexcept { return model_.max_route_links(); }
 
   // Rounds of the replay cycle (docs/planner.md "Replay"), built from the
-  // catalog's patterns by the first balanced demand planned with
-  // PlanOptions::replay; 0 before, or when this cluster is planned by search
+  // catalog's patterns at init(); 0 when this cluster is planned by search
   // alone. For tools and tests.
   std::uint32_t replay_rounds() const noexcept { return greedy_.replay().round_count(); }
 
@@ -202,11 +202,11 @@ class Planner {
  private:
   static constexpr double kNearBound = 1.02;
 
-  // Size the per-call scratch once (the first call); false when memory is short.
+  // Size the per-call scratch once (at init); false when memory is short.
   bool prepare_scratch() noexcept {
     if (scratch_ready_) return true;
     scratch_ready_ = greedy_.prepare(model_) && resources_.prepare(model_) && shared_.prepare(model_, resources_) &&
-                     estimator_.prepare(resources_);
+                     estimator_.prepare(resources_) && shifted_.prepare(resources_) && in_partners_.resize(gpu_count());
     return scratch_ready_;
   }
 
@@ -218,6 +218,11 @@ class Planner {
     if (!greedy_.store_patterns(catalog, layout_))
       return PlanStatus::at(PlanError::out_of_memory, "planner", "copying the catalog's patterns");
     if (PlanStatus s = model_.build(catalog, layout_, greedy_.stored()); !s.ok()) return s;
+    // Every table a plan reads is built here, none by the first plan: the
+    // scratch and the replay cycle (its pattern table and node matchings).
+    if (!prepare_scratch() || !greedy_.prepare_replay(model_))
+      return PlanStatus::at(PlanError::out_of_memory, "planner", "building the scratch and replay tables for %u GPUs",
+                            gpu_count());
     ready_ = true;
     return {};
   }
@@ -244,19 +249,13 @@ class Planner {
       return shared_.emit(model_, greedy_.remaining(), options.latency_us, true, out.steps_, out.transfers_,
                           out.expected_us_);
     // Shifted permutations (not with channels_only), 1, 4, 16, ... shifts
-    // per step, each given up once its expectation passes the best so far.
+    // per step, all sizes in one pass, each given up once its expectation
+    // passes the shared step's.
     double shifted_us = std::numeric_limits<double>::infinity();
     shift_group_ = 1;
-    if (!options.channels_only) {
-      const std::uint32_t n = gpu_count();
-      for (std::uint32_t group = 1; group == 1 || group + 1 < n; group *= detail::ShiftedSteps::kGroupFactor) {
-        if ((n - 1 + group - 1) / group > options.max_steps) continue;  // more steps than allowed
-        const double us = detail::ShiftedSteps::expected_us(model_, resources_, estimator_, greedy_.remaining(),
-                                                            options.latency_us,
-                                                            shifted_us < shared_us ? shifted_us : shared_us, group);
-        if (us < shifted_us) shifted_us = us, shift_group_ = group;
-      }
-    }
+    if (!options.channels_only)
+      shifted_us = shifted_.best_us(model_, resources_, greedy_.remaining(), options.latency_us, shared_us,
+                                    options.max_steps, shift_group_);
     const bool shifted = shifted_us < shared_us;
     if (shifted && shifted_us <= near_us) return shifted_rest(options, out);
     const double other_us = shifted ? shifted_us : shared_us;
@@ -292,19 +291,25 @@ class Planner {
     return shared_rest(demand, options, marks[best].steps, marks[best].transfers, marks[best].expected_us, out);
   }
 
-  // The most GPUs any GPU sends to or receives from in the n x n demand R.
-  std::uint32_t most_partners(const std::uint64_t* R) const noexcept {
+  // The most GPUs any GPU sends to or receives from in the n x n demand R,
+  // in one row-major pass (the receivers' counts in in_partners_).
+  std::uint32_t most_partners(const std::uint64_t* R) noexcept {
     const std::uint32_t n = gpu_count();
     std::uint32_t most = 0;
+    std::uint32_t* in = in_partners_.data();
+    for (std::uint32_t h = 0; h < n; ++h) in[h] = 0;
     for (std::uint32_t g = 0; g < n; ++g) {
-      std::uint32_t out = 0, in = 0;
+      const std::uint64_t* row = R + std::size_t{g} * n;
+      std::uint32_t out = 0;
       for (std::uint32_t h = 0; h < n; ++h) {
-        out += g != h && R[std::size_t{g} * n + h] != 0;
-        in += g != h && R[std::size_t{h} * n + g] != 0;
+        const std::uint32_t x = g != h && row[h] != 0;
+        out += x;
+        in[h] += x;
       }
       if (out > most) most = out;
-      if (in > most) most = in;
     }
+    for (std::uint32_t h = 0; h < n; ++h)
+      if (in[h] > most) most = in[h];
     return most;
   }
 
@@ -363,6 +368,8 @@ class Planner {
   detail::Greedy greedy_;
   detail::Resources resources_;       // capacities and curves under the call's machine model
   detail::StepEstimator estimator_;  // the shifted permutations'
+  detail::ShiftedGroups shifted_;    // the shifted candidate's group sizes, estimated in one pass
+  detail::PodBuffer<std::uint32_t> in_partners_;  // most_partners()' per-GPU count of senders
   detail::SharedStep shared_;
   std::uint32_t shift_group_ = 1;    // shifts per step of the best shifted candidate of the call
   MachineModel catalog_machine_;      // init(): the catalog's, or the class defaults

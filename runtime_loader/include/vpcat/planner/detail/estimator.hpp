@@ -65,6 +65,22 @@ class StepEstimator {
     });
   }
 
+  // Add the step built so far to `to`'s (both prepared for the same
+  // resources): `to` then holds the transfers of both, as if each had been
+  // added to it. O(resources touched). The byte sums are exact (integers
+  // below 2^53); a sum of solo rates may differ from the one-by-one sum in
+  // its last bit.
+  void merge_into(StepEstimator& to) const noexcept {
+    for (std::size_t r : touched_) {
+      if (to.count_[r] == 0) to.touched_.push_back(r);  // reserved: at most every resource once
+      to.count_[r] += count_[r];
+      to.solo_[r] += solo_[r];
+      to.bytes_[r] += bytes_[r];
+    }
+    to.transfers_ += transfers_;
+    if (longest_solo_us_ > to.longest_solo_us_) to.longest_solo_us_ = longest_solo_us_;
+  }
+
   struct Result {
     double us = 0.0;          // expected time, latency included; 0 for an empty step
     std::uint32_t ports = 0;  // most transfers at one GPU and direction

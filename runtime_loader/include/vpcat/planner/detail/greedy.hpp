@@ -47,14 +47,15 @@ class Greedy : public LocalMapping {
   static constexpr std::uint32_t kResortNodes = 4;
 
   // Copy the catalog's pattern representatives and generators, and derive
-  // those of the layout's partial nodes (at init; the replay expands them
-  // when first asked for). False when memory is short.
+  // those of the layout's partial nodes (at init, before the model; the
+  // replay expands them in prepare_replay). False when memory is short.
   bool store_patterns(const CatalogView& cat, const SubsetLayout& layout) noexcept {
     replay_built_ = false;
     return stored_.copy(cat, layout);
   }
   const StoredPatterns& stored() const noexcept { return stored_; }
-  // The replay cycle of `m` (built on first use); false when memory is short.
+  // Build the replay cycle of `m` (once; Planner::init calls it); false when
+  // memory is short.
   bool prepare_replay(const ClusterModel& m) noexcept {
     if (replay_built_) return true;
     if (!replay_.build(m, stored_) || !replay_.prepare(m)) return false;
@@ -97,7 +98,7 @@ class Greedy : public LocalMapping {
     const double floor_us = o.min_step_latencies * o.latency_us;
     // The balanced part first, replayed from the catalog's patterns.
     bool stopped = false;
-    if (o.replay && Replay::balanced(*this)) {  // built on the first balanced demand
+    if (o.replay && Replay::balanced(*this)) {  // the cycle is built at init: this only checks
       if (!prepare_replay(m))
         return PlanStatus::at(PlanError::out_of_memory, "plan", "expanding the catalog's patterns for the replay");
       if (PlanStatus s = replay_.run(m, *this, o, floor_us, give_up_us, steps, transfers, expected_us, stopped);

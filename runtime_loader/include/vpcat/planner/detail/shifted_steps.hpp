@@ -101,6 +101,83 @@ class ShiftedSteps {
   }
 };
 
+// The shifted candidate at every group size the planner tries (1, 4, 16,
+// ... below n - 1, those whose step count fits max_steps) in one pass over
+// the payloads, where a pass per size re-added every payload per size: the
+// sizes nest (a step of 4G shifts is 4 consecutive steps of G), and a
+// step's estimate is built from sums over its transfers (StepEstimator), so
+// only the smallest size adds payloads; a step of the next size is the sum
+// of the smaller steps it holds (StepEstimator::merge_into, O(resources a
+// step touches)). Each size is given up once its sum passes give_up_us;
+// the pass stops when all are. The steps are those ShiftedSteps::emit
+// makes, in the same order, so the best size is the one a size-by-size
+// search finds (a size it gave up against an earlier best could not have
+// beaten it: sums only grow), up to the last bit of a sum of solo rates.
+//
+// Scratch: an estimator per size, sized once per catalog.
+class ShiftedGroups {
+ public:
+  // 1, 4, ..., 4^7 = 16,384: every size below n - 1 for n up to the
+  // planner's 16,384 GPUs.
+  static constexpr std::size_t kMaxGroups = 8;
+
+  bool prepare(const Resources& res) noexcept {
+    for (StepEstimator& e : est_)
+      if (!e.prepare(res)) return false;
+    return true;
+  }
+
+  // The least expected time of the shifted candidate over the group sizes
+  // for the n x n demand R (diagonal ignored), its size in `group`;
+  // +infinity (group 1) when every size passed give_up_us or none fits
+  // max_steps.
+  double best_us(const ClusterModel& m, const Resources& res, const std::uint64_t* R, double latency_us,
+                 double give_up_us, std::uint32_t max_steps, std::uint32_t& group) noexcept {
+    const std::uint32_t n = m.gpu_count();
+    std::uint32_t size[kMaxGroups];
+    double total[kMaxGroups];
+    bool live[kMaxGroups];
+    std::size_t count = 0, alive = 0;
+    for (std::uint32_t g = 1; (g == 1 || g + 1 < n) && count < kMaxGroups; g *= ShiftedSteps::kGroupFactor) {
+      if ((n - 1 + g - 1) / g > max_steps) continue;  // more steps than allowed
+      size[count] = g, total[count] = 0.0, live[count] = true;
+      est_[count].begin();
+      ++count, ++alive;
+    }
+    for (std::uint32_t s = 1; s < n && alive > 0; ++s) {
+      for (std::uint32_t g = 0; g < n; ++g) {
+        const std::uint32_t h = g + s < n ? g + s : g + s - n;
+        const std::uint64_t bytes = R[std::size_t{g} * n + h];
+        if (bytes == 0) continue;
+        RouteRef p;
+        const double solo = SharedStep::default_route(m, g, h, false, p);
+        est_[0].add(m, res, p, bytes, solo);
+      }
+      // A step of size G holds shifts kG + 1 .. (k + 1)G: it ends at a
+      // multiple of G, or at the last shift; it goes into the step of the
+      // next size (which ends there or later) before it is finished. Sizes
+      // given up still feed the larger ones.
+      for (std::size_t k = 0; k < count; ++k) {
+        if (s % size[k] != 0 && s + 1 < n) break;  // nor does any larger size end here
+        if (k + 1 < count) est_[k].merge_into(est_[k + 1]);
+        const double us = est_[k].finish(res, latency_us).us;  // clears the estimator
+        if (!live[k]) continue;
+        total[k] += us;
+        if (total[k] > give_up_us) live[k] = false, --alive;
+      }
+    }
+    for (std::size_t k = 0; k < count; ++k) est_[k].finish(res, latency_us);  // steps left open when all gave up
+    double best = std::numeric_limits<double>::infinity();
+    group = 1;
+    for (std::size_t k = 0; k < count; ++k)
+      if (live[k] && total[k] < best) best = total[k], group = size[k];
+    return best;
+  }
+
+ private:
+  StepEstimator est_[kMaxGroups];
+};
+
 }  // namespace detail
 }  // namespace v0_1
 }  // namespace vpcat
