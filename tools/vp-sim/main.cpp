@@ -197,6 +197,10 @@ int run(Options o) {
   vpcat::CatalogFile file;
   vp::cli::open_catalog_file(o.catalog, file);
   const vp::Topology topology = vp::sim::catalog_topology(vp::catalog::to_catalog(file.view()), o.catalog);
+  const std::vector<std::string> schedulers = vp::sim_cli::parse_schedulers(o.schedulers);
+  // Only VarioPath plans: the planner's init (which builds its replay tables,
+  // tens of milliseconds) is skipped when the baselines run alone.
+  const bool plans = std::find(schedulers.begin(), schedulers.end(), "variopath") != schedulers.end();
   vpcat::Planner planner;
   const bool subset = !o.gpus.empty() || !o.nodes.empty();
   std::optional<vp::sim::JobView> job;
@@ -204,13 +208,14 @@ int run(Options o) {
   if (subset) {
     vpcat::Subset s;
     vp::cli::parse_subset(file.view(), o.gpus, o.nodes, s);
-    if (vpcat::PlanStatus st = planner.init(file.view(), s); !st.ok()) throw vp::InputError(o.catalog, 0, st.message());
+    if (plans)
+      if (vpcat::PlanStatus st = planner.init(file.view(), s); !st.ok())
+        throw vp::InputError(o.catalog, 0, st.message());
     job = vp::sim::job_view(topology, s);
     gpu_list = vp::cli::subset_gpu_list(s);
-  } else if (vpcat::PlanStatus s = planner.init(file.view()); !s.ok()) {
-    throw vp::InputError(o.catalog, 0, s.message());
+  } else if (plans) {
+    if (vpcat::PlanStatus s = planner.init(file.view()); !s.ok()) throw vp::InputError(o.catalog, 0, s.message());
   }
-  const std::vector<std::string> schedulers = vp::sim_cli::parse_schedulers(o.schedulers);
   o.compare.skip_inapplicable = o.schedulers == "all";
   if (!o.svg.empty()) {
     if (o.json && o.svg == "-") throw vp::UsageError("--json and --svg - cannot both write standard output");
