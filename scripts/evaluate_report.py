@@ -265,6 +265,8 @@ def bar_chart(path, title, groups, series, value, y_label, log=False, reference=
         lo = min(vals + ([reference] if reference else [])) if vals else 1.0
         lo = 10 ** math.floor(math.log10(min(lo, 1.0)))
         hi = 10 ** math.ceil(math.log10(vmax))
+        if hi <= lo:  # every value a power of ten, the same one (a small subset): one decade up
+            hi = lo * 10
         y = lambda v: top + plot_h * (1 - (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo)))
         ticks = []
         t = lo
