@@ -49,9 +49,9 @@ class Greedy : public LocalMapping {
   // Copy the catalog's pattern representatives and generators, and derive
   // those of the layout's partial nodes (at init; the replay expands them
   // when first asked for). False when memory is short.
-  bool store_patterns(const CatalogView& cat, const SubsetLayout& layout) noexcept {
+  bool store_patterns(const CatalogView& cat, const SubsetLayout& layout, DerivedPatterns* kept) noexcept {
     replay_built_ = false;
-    return stored_.copy(cat, layout);
+    return stored_.copy(cat, layout, kept);
   }
   const StoredPatterns& stored() const noexcept { return stored_; }
   // The replay cycle of `m` (built on first use); false when memory is short.
