@@ -24,6 +24,7 @@
 #include "planner_support.hpp"
 #include "vp/analysis/contention.hpp"
 #include "vp/analysis/local_patterns.hpp"
+#include "vpcat/derived_patterns.hpp"
 #include "vpcat/planner/detail/stored_patterns.hpp"
 #include "vpcat/subset.hpp"
 
@@ -490,4 +491,136 @@ TEST_CASE("a demand over the wrong number of GPUs names the subset's size") {
   const vpcat::Planner::NodePatterns np = sub.node_patterns(0);
   CHECK(np.derived);
   CHECK(np.representatives > 0);
+}
+
+// ---- once per orbit of held sets, and kept across planners ---------------------------------
+
+namespace {
+
+// The smallest GPU mask in the orbit of `mask` under node type t's
+// automorphisms (a breadth-first walk under the catalog's generators).
+std::uint64_t orbit_min(const vpcat::CatalogView& view, std::uint32_t t, std::uint64_t mask) {
+  const vpcat::NodeTypeView nt = view.node_type(t);
+  std::set<std::uint64_t> seen{mask};
+  std::vector<std::uint64_t> todo{mask};
+  while (!todo.empty()) {
+    const std::uint64_t m = todo.back();
+    todo.pop_back();
+    for (std::uint32_t p = 0; p < nt.generator_count(); ++p) {
+      std::uint64_t img = 0;
+      for (std::uint32_t g = 0; g < nt.gpu_count(); ++g)
+        if (m >> g & 1u) img |= std::uint64_t{1} << (nt.generator(p).image(nt.gpu(g)) - nt.first_gpu());
+      if (seen.insert(img).second) todo.push_back(img);
+    }
+  }
+  return *seen.begin();
+}
+
+// Orbits of held sets among the subset's partial nodes (a node holding
+// every GPU, in any order, is its catalog type relabelled).
+using Orbits = std::set<std::pair<std::uint32_t, std::uint64_t>>;  // (catalog type, smallest mask)
+Orbits held_set_orbits(const vpcat::CatalogView& view, const vpcat::Subset& s) {
+  Orbits orbits;
+  for (std::uint32_t i = 0; i < s.node_count(); ++i) {
+    const vpcat::Subset::Node& n = s.node(i);
+    const std::uint32_t t = view.node(n.node).node_type;
+    if (n.count == view.node_type(t).gpu_count()) continue;
+    std::uint64_t mask = 0;
+    for (std::uint32_t g = 0; g < n.count; ++g) mask |= std::uint64_t{1} << s.local_gpu(n.first_rank + g);
+    orbits.emplace(t, orbit_min(view, t, mask));
+  }
+  return orbits;
+}
+
+// A random 3/4 of the catalog's GPUs, in catalog order (as a job's ranks
+// sorted by GPU: most nodes partial, each holding a different set).
+vpcat::Subset random_three_quarters(const Platform& p, std::uint64_t seed) {
+  std::vector<std::uint64_t> gpus(p.gpus);
+  std::iota(gpus.begin(), gpus.end(), std::uint64_t{0});
+  std::mt19937_64 rng(seed);
+  std::shuffle(gpus.begin(), gpus.end(), rng);
+  gpus.resize(gpus.size() * 3 / 4);
+  std::sort(gpus.begin(), gpus.end());
+  vpcat::Subset s;
+  REQUIRE(s.assign_gpus(p.view, gpus.data(), gpus.size()).ok());
+  return s;
+}
+
+// Two plans transfer by transfer.
+void check_same_plan(const vpcat::Plan& a, const vpcat::Plan& b) {
+  REQUIRE(a.step_count() == b.step_count());
+  CHECK(a.expected_us() == b.expected_us());
+  for (std::size_t i = 0; i < a.step_count(); ++i) {
+    REQUIRE(a.step(i).count == b.step(i).count);
+    for (std::uint32_t k = 0; k < a.step(i).count; ++k) {
+      const vpcat::PlanTransfer &x = a.step_transfers(i)[k], &y = b.step_transfers(i)[k];
+      CHECK((x.src == y.src && x.dst == y.dst && x.bytes == y.bytes && x.src_nic == y.src_nic &&
+             x.dst_nic == y.dst_nic && x.origin == y.origin && x.final == y.final));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a random partial subset derives once per orbit of held sets, and kept derivations plan the same") {
+  const Platform& p = platform("32n-leafspine");
+  vpcat::DerivedPatterns kept;
+  Orbits seen;  // the orbits kept so far
+  for (std::uint64_t seed : {1u, 2u}) {
+    INFO("seed " << seed);
+    const vpcat::Subset s = random_three_quarters(p, seed);
+    const Orbits held = held_set_orbits(p.view, s);
+    const std::size_t orbits = held.size();
+    std::size_t unseen = 0;
+    for (const auto& o : held) unseen += seen.insert(o).second ? 1 : 0;
+    // 32 nodes of 8 GPUs, a random 3/4: many more partial nodes than orbits.
+    CHECK(orbits > 1);
+    CHECK(orbits < s.node_count());
+    vpcat::Planner fresh, keeping, taking;
+    REQUIRE(fresh.init(p.view, s).ok());
+    CHECK(fresh.restrictions_run() == orbits);
+    REQUIRE(keeping.init(p.view, s, &kept).ok());
+    CHECK(keeping.restrictions_run() == unseen);  // the second seed's orbits partly kept already
+    CHECK(kept.size() == seen.size());
+    REQUIRE(taking.init(p.view, s, &kept).ok());
+    CHECK(taking.restrictions_run() == 0);
+    CHECK(kept.size() == seen.size());
+    for (std::uint32_t n = 0; n < fresh.node_count(); ++n) {
+      const vpcat::Planner::NodePatterns x = fresh.node_patterns(n), y = taking.node_patterns(n);
+      CHECK((x.representatives == y.representatives && x.patterns == y.patterns && x.group_order == y.group_order &&
+             x.derived == y.derived && x.truncated == y.truncated));
+    }
+    const std::uint32_t n = fresh.gpu_count();
+    for (const auto& [what, d] : std::vector<std::pair<std::string, Matrix>>{{"uniform", uniform(n, 1 << 20)},
+                                                                            {"zipf 1.2", zipf_moe(n, 1.2, seed, 256)}}) {
+      INFO(what);
+      for (const bool shared : {false, true}) {
+        vpcat::PlanOptions o = channels_only();
+        o.allow_shared = shared;
+        vpcat::Plan a, b, c;
+        REQUIRE(fresh.plan(vpcat::Demand::dense(d.data(), n), o, a).ok());
+        REQUIRE(keeping.plan(vpcat::Demand::dense(d.data(), n), o, b).ok());
+        REQUIRE(taking.plan(vpcat::Demand::dense(d.data(), n), o, c).ok());
+        CheckOptions chk;
+        chk.allow_shared = shared;
+        chk.shared_last_only = true;
+        CHECK(check_steps(p, embedded(fresh, d, p.gpus), mapped_steps(fresh, a), chk) == "");
+        CHECK(check_routes(p, fresh, a) == "");
+        check_same_plan(a, b);
+        check_same_plan(a, c);
+      }
+      // The default plan too (the machine model's choice).
+      vpcat::Plan a, c;
+      REQUIRE(fresh.plan(vpcat::Demand::dense(d.data(), n), vpcat::PlanOptions(), a).ok());
+      REQUIRE(taking.plan(vpcat::Demand::dense(d.data(), n), vpcat::PlanOptions(), c).ok());
+      check_same_plan(a, c);
+    }
+  }
+  // Given another catalog, what was kept is dropped, not used.
+  const Platform& other = platform("4n-switch");
+  const vpcat::Subset s = random_three_quarters(other, 3);
+  vpcat::Planner q;
+  REQUIRE(q.init(other.view, s, &kept).ok());
+  CHECK(q.restrictions_run() == held_set_orbits(other.view, s).size());
+  CHECK(kept.size() == q.restrictions_run());
 }

@@ -518,7 +518,9 @@ VPCAT_API void vpcat_planner_destroy(vpcat_planner* planner);
  * 0..count-1 ("ranks") in that order; a node's GPUs must be consecutive in
  * the list. Demands then have `count` GPUs and transfers name ranks;
  * vpcat_planner_catalog_gpu() maps a rank back. No re-analysis: the patterns
- * and symmetry of a partial node are derived from its type's. Errors as
+ * and symmetry of a partial node are derived from its type's, once per orbit
+ * of held GPU sets, and `cat` keeps each derivation for its later subset
+ * planners (a job's next membership; locked, thread-safe). Errors as
  * vpcat_planner_create(), and VPCAT_E_BAD_SUBSET (a GPU the catalog lacks,
  * one listed twice, a node's GPUs not together, count 0), naming the entry. */
 VPCAT_API vpcat_status vpcat_planner_create_subset(const vpcat_catalog* cat, const uint64_t* gpus, size_t count,

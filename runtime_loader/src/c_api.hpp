@@ -33,6 +33,9 @@ struct vpcat_catalog {
   vpcat::MappedFile file;          // open_file: the mapping
   unsigned char* copy = nullptr;   // open_buffer with VPCAT_OPEN_COPY: the owned bytes
   vpcat::CatalogView view;         // points into file, copy or the caller's buffer
+  // Partial nodes' derivations, kept for every subset planner of this
+  // catalog (vpcat/derived_patterns.hpp; locked, so queries stay thread-safe).
+  mutable vpcat::DerivedPatterns derived;
   ~vpcat_catalog() { ::operator delete(copy); }
 };
 

@@ -66,7 +66,7 @@ vpcat_status vpcat_planner_create_subset(const vpcat_catalog* cat, const std::ui
   if (const vpcat::PlanStatus s = subset.assign_gpus(cat->view, gpus, count); !s.ok()) return from(s, err);
   auto* p = new (std::nothrow) vpcat_planner;
   if (p == nullptr) return fail(err, VPCAT_E_OUT_OF_MEMORY, where, "the planner handle");
-  const vpcat::PlanStatus s = p->planner.init(cat->view, subset);
+  const vpcat::PlanStatus s = p->planner.init(cat->view, subset, &cat->derived);
   if (!s.ok()) {
     delete p;
     return from(s, err);

@@ -36,6 +36,7 @@
 #include <limits>
 
 #include "vpcat/catalog_view.hpp"
+#include "vpcat/derived_patterns.hpp"
 #include "vpcat/planner/detail/buffer.hpp"
 #include "vpcat/planner/detail/cluster_model.hpp"
 #include "vpcat/planner/demand.hpp"
@@ -72,11 +73,17 @@ class Planner {
   // demands and plans number them 0..subset.gpu_count()-1 in subset order;
   // catalog_gpu() maps them back. No re-analysis: a partial node's patterns
   // and symmetry are derived from its type's. The subset is copied.
-  PlanStatus init(const CatalogView& catalog, const Subset& subset) noexcept {
+  // `kept` (may be null; derived_patterns.hpp): derivations of this catalog
+  // kept by earlier planners are taken from it, new ones are kept in it.
+  PlanStatus init(const CatalogView& catalog, const Subset& subset, DerivedPatterns* kept = nullptr) noexcept {
     ready_ = false;
     if (!subset_.copy_from(subset)) return PlanStatus::at(PlanError::out_of_memory, "planner", "copying the subset");
-    return init_subset(catalog);
+    return init_subset(catalog, kept);
   }
+  // Pattern restrictions the last init ran: one per orbit of held sets
+  // among the partial nodes, less those taken from `kept`. For tests and
+  // benchmarks.
+  std::uint32_t restrictions_run() const noexcept { return greedy_.stored().restrictions_run(); }
   bool ready() const noexcept { return ready_; }
 
   // The catalog's machine model, read by init(): its machine_model section
@@ -210,12 +217,12 @@ class Planner {
     return scratch_ready_;
   }
 
-  PlanStatus init_subset(const CatalogView& catalog) noexcept {
+  PlanStatus init_subset(const CatalogView& catalog, DerivedPatterns* kept = nullptr) noexcept {
     scratch_ready_ = false;
     catalog_machine_ = MachineModel();
     catalog_has_machine_ = catalog_machine_model(catalog, &catalog_machine_);
     if (PlanStatus s = layout_.build(catalog, subset_); !s.ok()) return s;
-    if (!greedy_.store_patterns(catalog, layout_))
+    if (!greedy_.store_patterns(catalog, layout_, kept))
       return PlanStatus::at(PlanError::out_of_memory, "planner", "copying the catalog's patterns");
     if (PlanStatus s = model_.build(catalog, layout_, greedy_.stored()); !s.ok()) return s;
     // Every table a plan reads is built here, none by the first plan: the

@@ -25,6 +25,7 @@
 
 // Planning.
 #include "vpcat/subset.hpp"                  // Subset: the GPUs a job holds
+#include "vpcat/derived_patterns.hpp"        // DerivedPatterns: partial nodes' derivations, kept across planners
 #include "vpcat/planner/status.hpp"          // PlanStatus and the planner's error codes
 #include "vpcat/planner/demand.hpp"          // Demand: one AlltoAllv call's bytes
 #include "vpcat/planner/demand_check.hpp"    // the demand rules as functions

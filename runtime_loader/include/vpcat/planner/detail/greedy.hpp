@@ -47,11 +47,12 @@ class Greedy : public LocalMapping {
   static constexpr std::uint32_t kResortNodes = 4;
 
   // Copy the catalog's pattern representatives and generators, and derive
-  // those of the layout's partial nodes (at init, before the model; the
-  // replay expands them in prepare_replay). False when memory is short.
-  bool store_patterns(const CatalogView& cat, const SubsetLayout& layout) noexcept {
+  // those of the layout's partial nodes (at init, before the model; kept
+  // derivations reused and new ones kept when `kept` is given; the replay
+  // expands them in prepare_replay). False when memory is short.
+  bool store_patterns(const CatalogView& cat, const SubsetLayout& layout, DerivedPatterns* kept) noexcept {
     replay_built_ = false;
-    return stored_.copy(cat, layout);
+    return stored_.copy(cat, layout, kept);
   }
   const StoredPatterns& stored() const noexcept { return stored_; }
   // Build the replay cycle of `m` (once; Planner::init calls it); false when

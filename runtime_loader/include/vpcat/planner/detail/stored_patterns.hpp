@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "vpcat/catalog_view.hpp"
+#include "vpcat/derived_patterns.hpp"
 #include "vpcat/format.hpp"
 #include "vpcat/planner/detail/buffer.hpp"
 #include "vpcat/planner/detail/pattern_restriction.hpp"
@@ -32,22 +33,27 @@ class StoredPatterns {
     std::uint64_t group_order = 0;  // derived: |Stab(held GPUs)| acting on them and the NICs; 0 = the catalog's
   };
 
-  // The catalog's types, then the layout's derived ones. False only when
-  // memory is short.
-  bool copy(const CatalogView& cat, const SubsetLayout& layout) noexcept {
+  // The catalog's types, then the layout's derived ones (taken from `kept`
+  // when it has them, and kept there when derived; may be null). False only
+  // when memory is short.
+  bool copy(const CatalogView& cat, const SubsetLayout& layout, DerivedPatterns* kept = nullptr) noexcept {
     types_.clear();
     canon_.clear();
     roles_.clear();
     orbits_.clear();
     perms_.clear();
+    restrictions_run_ = 0;
     if (!types_.resize(layout.type_count())) return false;
     for (std::uint32_t t = 0; t < cat.node_type_count(); ++t)
       if (!copy_type(cat.node_type(t), types_[t])) return false;
     PatternRestriction restriction;
     for (std::uint32_t t = cat.node_type_count(); t < layout.type_count(); ++t)
-      if (!derive(layout, layout.type(t), restriction, types_[t])) return false;
+      if (!derive(cat, layout, layout.type(t), restriction, kept, types_[t])) return false;
     return true;
   }
+  // Restrictions run by the last copy(): canonical held sets neither seen
+  // before in it nor taken from `kept`. For tests and benchmarks.
+  std::uint32_t restrictions_run() const noexcept { return restrictions_run_; }
   std::uint32_t type_count() const noexcept { return static_cast<std::uint32_t>(types_.size()); }
   const Type& type(std::uint32_t t) const noexcept { return types_[t]; }
   // Send roles of representative r (its receive roles follow them).
@@ -116,8 +122,8 @@ class StoredPatterns {
   // A derived type from its (already copied) catalog type: the patterns
   // of the canonical form of its held set (computed once per catalog type
   // and canonical set, kept in canon_), relabelled onto its own GPUs.
-  bool derive(const SubsetLayout& layout, const SubsetLayout::Type& lt, PatternRestriction& restriction,
-              Type& out) noexcept {
+  bool derive(const CatalogView& cat, const SubsetLayout& layout, const SubsetLayout::Type& lt,
+              PatternRestriction& restriction, DerivedPatterns* kept, Type& out) noexcept {
     const Type base = types_[lt.catalog_type];
     out = Type();
     out.gpus = lt.gpus;
@@ -140,6 +146,8 @@ class StoredPatterns {
       e.mask = canon;
       if (canon == all) {
         e.type = base;
+      } else if (kept != nullptr && take(cat, *kept, lt.catalog_type, canon, e.type)) {
+        if (!e.type.derived) return false;  // memory short while copying
       } else {
         std::uint16_t held[64];
         std::uint32_t m = 0;
@@ -155,10 +163,43 @@ class StoredPatterns {
                              e.type.group_order, e.type.truncated))
           return false;
         e.type.truncated = e.type.truncated || truncated;
+        ++restrictions_run_;
+        if (kept != nullptr) keep(cat, *kept, lt.catalog_type, canon, e.type);
       }
       if (!canon_.push_back(e)) return false;
     }
     return relabel(canon_[c], t.data(), layout.held(lt), out);
+  }
+
+  // The kept derivation of (catalog type ct, canonical set mask) copied into
+  // out (out.derived false if memory was short); false when not kept.
+  bool take(const CatalogView& cat, const DerivedPatterns& kept, std::uint32_t ct, std::uint64_t mask,
+            Type& out) noexcept {
+    return kept.find(cat, ct, mask, [&](const DerivedPatterns::Entry& k) {
+      out = Type();
+      out.gpus = k.gpus, out.nics = k.nics, out.reps = k.reps, out.generators = k.generators;
+      out.group_order = k.group_order, out.truncated = k.truncated;
+      out.rep_first = roles_.size(), out.orbit_first = orbits_.size(), out.gen_first = perms_.size();
+      const std::size_t nroles = std::size_t{k.reps} * 2 * k.gpus;
+      const std::size_t nperms = std::size_t{k.generators} * (std::size_t{k.gpus} + k.nics);
+      if (!roles_.resize(out.rep_first + nroles) || !orbits_.resize(out.orbit_first + k.reps) ||
+          !perms_.resize(out.gen_first + nperms))
+        return;
+      for (std::size_t i = 0; i < nroles; ++i) roles_[out.rep_first + i] = k.roles[i];
+      for (std::size_t i = 0; i < k.reps; ++i) orbits_[out.orbit_first + i] = k.orbits[i];
+      for (std::size_t i = 0; i < nperms; ++i) perms_[out.gen_first + i] = k.perms[i];
+      out.derived = true;
+    });
+  }
+  void keep(const CatalogView& cat, DerivedPatterns& kept, std::uint32_t ct, std::uint64_t mask,
+            const Type& t) const noexcept {
+    DerivedPatterns::Entry k;
+    k.catalog_type = ct, k.gpus = t.gpus, k.nics = t.nics, k.reps = t.reps, k.generators = t.generators;
+    k.mask = mask, k.group_order = t.group_order, k.truncated = t.truncated;
+    k.roles = roles_.data() + t.rep_first;
+    k.orbits = orbits_.data() + t.orbit_first;
+    k.perms = perms_.data() + t.gen_first;
+    kept.insert(cat, k);
   }
 
   // `out` from canonical entry e: canonical-local GPU i (the i-th lowest
@@ -227,6 +268,7 @@ class StoredPatterns {
     return k;
   }
 
+  std::uint32_t restrictions_run_ = 0;
   PodBuffer<Type> types_;
   PodBuffer<Canon> canon_;
   PodBuffer<std::int16_t> src_roles_;

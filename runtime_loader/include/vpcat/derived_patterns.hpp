@@ -1,0 +1,135 @@
+// The derived patterns of a catalog's partial nodes, kept across planners.
+//
+// A partial node's patterns and symmetry depend only on its catalog node
+// type and on the orbit of its held GPU set under the type's automorphisms
+// (docs/subsets.md "Restriction"): the planner derives them for the orbit's
+// canonical set and relabels them onto each node. A DerivedPatterns object
+// keeps those canonical derivations, so that the next planner of the same
+// catalog (a job's new membership: shrunk, grown, other partial nodes) takes
+// them instead of deriving again:
+//
+//     vpcat::DerivedPatterns derived;         // lives as long as the catalog
+//     planner.init(view, job, &derived);      // derives, and keeps
+//     other.init(view, next_job, &derived);   // takes what is kept
+//
+// Plans are the same with and without it (the kept entries are the
+// derivation's own output). It belongs to one catalog: given another
+// catalog (other bytes), it is emptied first. Safe to share between
+// threads (a lock around each lookup and insertion; derivation runs
+// outside it). Bounded: at most kMaxEntries canonical sets and kMaxRoles
+// roles; past them, nothing more is kept (planners still derive).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+
+#include "vpcat/catalog_view.hpp"
+#include "vpcat/planner/detail/buffer.hpp"
+
+namespace vpcat {
+inline namespace v0_1 {
+
+class DerivedPatterns {
+ public:
+  static constexpr std::size_t kMaxEntries = 4096;
+  static constexpr std::size_t kMaxRoles = std::size_t{1} << 24;
+
+  // One canonical derivation, as detail::StoredPatterns reads and writes it:
+  // reps x 2 x gpus roles, reps orbit sizes, generators x (gpus + nics)
+  // images.
+  struct Entry {
+    std::uint32_t catalog_type = 0, gpus = 0, nics = 0, reps = 0, generators = 0;
+    std::uint64_t mask = 0, group_order = 0;
+    bool truncated = false;
+    const std::int16_t* roles = nullptr;
+    const std::uint64_t* orbits = nullptr;
+    const std::uint16_t* perms = nullptr;
+  };
+
+  DerivedPatterns() noexcept = default;
+  DerivedPatterns(const DerivedPatterns&) = delete;
+  DerivedPatterns& operator=(const DerivedPatterns&) = delete;
+
+  // Canonical sets kept.
+  std::size_t size() const noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return entries_.size();
+  }
+  void clear() noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    reset(nullptr);
+  }
+
+  // If (catalog_type, mask) of `catalog` is kept, calls f(const Entry&)
+  // under the lock (f copies what it needs) and returns true.
+  template <class F>
+  bool find(const CatalogView& catalog, std::uint32_t catalog_type, std::uint64_t mask, F&& f) const noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (catalog.data() != catalog_) return false;
+    for (std::size_t i = 0; i < entries_.size(); ++i) {
+      const Stored& s = entries_[i];
+      if (s.catalog_type != catalog_type || s.mask != mask) continue;
+      f(entry(s));
+      return true;
+    }
+    return false;
+  }
+  // Keeps a copy of e (a derivation of `catalog`'s type e.catalog_type).
+  // False when not kept (bounds, memory, already kept); harmless.
+  bool insert(const CatalogView& catalog, const Entry& e) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (catalog.data() != catalog_) reset(catalog.data());
+    for (std::size_t i = 0; i < entries_.size(); ++i)
+      if (entries_[i].catalog_type == e.catalog_type && entries_[i].mask == e.mask) return false;
+    const std::size_t nroles = std::size_t{e.reps} * 2 * e.gpus;
+    const std::size_t nperms = std::size_t{e.generators} * (std::size_t{e.gpus} + e.nics);
+    if (entries_.size() >= kMaxEntries || roles_.size() + nroles > kMaxRoles) return false;
+    Stored s;
+    s.catalog_type = e.catalog_type, s.gpus = e.gpus, s.nics = e.nics, s.reps = e.reps;
+    s.generators = e.generators, s.mask = e.mask, s.group_order = e.group_order, s.truncated = e.truncated;
+    s.role_first = roles_.size(), s.orbit_first = orbits_.size(), s.perm_first = perms_.size();
+    if (!roles_.reserve(roles_.size() + nroles) || !orbits_.reserve(orbits_.size() + e.reps) ||
+        !perms_.reserve(perms_.size() + nperms) || !entries_.reserve(entries_.size() + 1))
+      return false;
+    for (std::size_t i = 0; i < nroles; ++i) roles_.push_back(e.roles[i]);
+    for (std::size_t i = 0; i < e.reps; ++i) orbits_.push_back(e.orbits[i]);
+    for (std::size_t i = 0; i < nperms; ++i) perms_.push_back(e.perms[i]);
+    entries_.push_back(s);
+    return true;
+  }
+
+ private:
+  struct Stored {
+    std::uint32_t catalog_type = 0, gpus = 0, nics = 0, reps = 0, generators = 0;
+    std::uint64_t mask = 0, group_order = 0;
+    bool truncated = false;
+    std::size_t role_first = 0, orbit_first = 0, perm_first = 0;
+  };
+  Entry entry(const Stored& s) const noexcept {
+    Entry e;
+    e.catalog_type = s.catalog_type, e.gpus = s.gpus, e.nics = s.nics, e.reps = s.reps;
+    e.generators = s.generators, e.mask = s.mask, e.group_order = s.group_order, e.truncated = s.truncated;
+    e.roles = roles_.data() + s.role_first;
+    e.orbits = orbits_.data() + s.orbit_first;
+    e.perms = perms_.data() + s.perm_first;
+    return e;
+  }
+  void reset(const std::uint8_t* catalog) noexcept {
+    catalog_ = catalog;
+    entries_.clear();
+    roles_.clear();
+    orbits_.clear();
+    perms_.clear();
+  }
+
+  mutable std::mutex mutex_;
+  const std::uint8_t* catalog_ = nullptr;  // the bytes of the catalog the entries belong to
+  detail::PodBuffer<Stored> entries_;
+  detail::PodBuffer<std::int16_t> roles_;
+  detail::PodBuffer<std::uint64_t> orbits_;
+  detail::PodBuffer<std::uint16_t> perms_;
+};
+
+}  // namespace v0_1
+}  // namespace vpcat
