@@ -186,8 +186,8 @@ void BM_Init(benchmark::State& state, const std::string& name) {
   }
 }
 
-// init and the first plan of a fresh Planner (uniform demand): init expands
-// the pattern tables and builds the replay cycle and the scratch, once.
+// init and the first plan of a fresh Planner (uniform demand): the first
+// replayed plan expands the pattern tables and builds the cycle, once.
 void BM_InitFirstPlan(benchmark::State& state, const std::string& name) {
   Platform& p = platform(name);
   const std::vector<std::uint64_t> d = demand(p.gpus, "uniform");

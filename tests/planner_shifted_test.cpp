@@ -29,7 +29,7 @@ TEST_CASE("the shifted candidate's group sizes in one pass: the sums a size-by-s
     vpcat::detail::SubsetLayout layout;
     REQUIRE(layout.build(p.view, all).ok());
     vpcat::detail::Greedy greedy;
-    REQUIRE(greedy.store_patterns(p.view, layout));
+    REQUIRE(greedy.store_patterns(p.view, layout, nullptr));
     vpcat::detail::ClusterModel model;
     REQUIRE(model.build(p.view, layout, greedy.stored()).ok());
     vpcat::detail::Resources res;

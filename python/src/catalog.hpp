@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "vpcat/derived_patterns.hpp"
 #include "vpcat/mapped_file.hpp"
 
 namespace vpcat_python {
@@ -29,6 +30,10 @@ class Catalog {
 
   const vpcat::CatalogView& view() const noexcept { return *view_; }
   const std::optional<std::string>& path() const noexcept { return path_; }
+  // Partial nodes' derivations, kept for every subset Planner of this catalog
+  // (vpcat/derived_patterns.hpp; locked), as the C API's catalog handle keeps
+  // them: a job's next membership reuses them.
+  vpcat::DerivedPatterns& derived() const noexcept { return derived_; }
 
  private:
   Catalog() = default;
@@ -37,6 +42,7 @@ class Catalog {
   std::vector<std::uint8_t> bytes_;   // from_bytes(): the copy
   vpcat::CatalogView copied_view_;    // from_bytes(): its view
   const vpcat::CatalogView* view_ = nullptr;
+  mutable vpcat::DerivedPatterns derived_;
 };
 
 void register_catalog(pybind11::module_& m);

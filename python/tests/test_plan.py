@@ -279,6 +279,27 @@ def test_subset_planner(catalog):
         sub.plan(np.zeros((32, 32), dtype=np.uint64))
 
 
+def test_subset_planners_keep_derivations():
+    """A Catalog keeps its partial nodes' derivations for every subset Planner
+    on it (docs/subsets.md "Kept across planners"): a second planner of the
+    same fragmented subset, which reuses them, plans transfer for transfer as
+    a planner on a freshly opened catalog, which derives them afresh."""
+    from conftest import SWITCH4
+    gpus = [0, 1, 2, 9, 10, 11, 12, 13, 17, 20, 25, 26, 27, 28, 29, 30]  # four partial nodes
+    n = len(gpus)
+    demand = skewed(n, seed=3)
+    shared = vpcat.Catalog.open(SWITCH4)
+    plans = []
+    for cat in (shared, shared, vpcat.Catalog.open(SWITCH4)):
+        plan = vpcat.Planner(cat, gpus=gpus).plan(demand)
+        assert np.array_equal(delivered(plan, n), off_diagonal(demand))
+        plans.append(plan)
+    for other in plans[1:]:
+        assert other.step_count == plans[0].step_count
+        assert other.expected_us == plans[0].expected_us
+        assert np.array_equal(other.transfers, plans[0].transfers)
+
+
 class _Device:
     def __init__(self, kind):
         self.type = kind

@@ -15,15 +15,19 @@
 //
 // Contracts:
 // * init() reads the catalog once and keeps its own tables: the CatalogView
-//   and its buffer may go away afterwards. It allocates, and builds every
-//   table a plan reads (the scratch, proportional to GPUs^2, and the replay
-//   cycle): the first plan costs about what a later one does. It fails with
+//   and its buffer may go away afterwards. It allocates, and sizes the
+//   per-call scratch (proportional to GPUs^2). The replay cycle (its pattern
+//   table: every image of the stored patterns, tens of milliseconds, whatever
+//   the GPU count) is built by the first balanced demand planned with the
+//   replay on, not here: a new membership's planner stays cheap, and skewed
+//   demands never build it (docs/planner.md "Replay"). It fails with
 //   unsupported_catalog beyond the limits of docs/planner.md, or
 //   out_of_memory.
 // * plan() is noexcept and never throws nor aborts on bad input: every
 //   problem with the demand or the options is a PlanStatus naming it (see
 //   demand.hpp, plan.hpp). On failure `out` is left empty. It allocates
-//   nothing unless `out` needs more room than it already has.
+//   nothing unless `out` needs more room than it already has, but for the
+//   first balanced demand, which builds the replay cycle once.
 // * Memory comes from ::operator new(nothrow); a shortage is out_of_memory.
 // * Thread safety: plan() uses the Planner's scratch, so one thread at a time
 //   per Planner; the const queries may run concurrently with each other.
@@ -192,7 +196,8 @@ class Planner {
   std::uint32_t max_route_links() const noexcept { return model_.max_route_links(); }
 
   // Rounds of the replay cycle (docs/planner.md "Replay"), built from the
-  // catalog's patterns at init(); 0 when this cluster is planned by search
+  // catalog's patterns by the first balanced demand planned with
+  // PlanOptions::replay; 0 before, or when this cluster is planned by search
   // alone. For tools and tests.
   std::uint32_t replay_rounds() const noexcept { return greedy_.replay().round_count(); }
 
@@ -225,11 +230,10 @@ class Planner {
     if (!greedy_.store_patterns(catalog, layout_, kept))
       return PlanStatus::at(PlanError::out_of_memory, "planner", "copying the catalog's patterns");
     if (PlanStatus s = model_.build(catalog, layout_, greedy_.stored()); !s.ok()) return s;
-    // Every table a plan reads is built here, none by the first plan: the
-    // scratch and the replay cycle (its pattern table and node matchings).
-    if (!prepare_scratch() || !greedy_.prepare_replay(model_))
-      return PlanStatus::at(PlanError::out_of_memory, "planner", "building the scratch and replay tables for %u GPUs",
-                            gpu_count());
+    // The scratch is sized here; the replay cycle (its pattern table and node
+    // matchings, ~30 ms) by the first balanced demand (Greedy::prepare_replay).
+    if (!prepare_scratch())
+      return PlanStatus::at(PlanError::out_of_memory, "planner", "sizing the scratch for %u GPUs", gpu_count());
     ready_ = true;
     return {};
   }

@@ -55,8 +55,8 @@ class Greedy : public LocalMapping {
     return stored_.copy(cat, layout, kept);
   }
   const StoredPatterns& stored() const noexcept { return stored_; }
-  // Build the replay cycle of `m` (once; Planner::init calls it); false when
-  // memory is short.
+  // The replay cycle of `m` (built on first use: the first balanced demand);
+  // false when memory is short.
   bool prepare_replay(const ClusterModel& m) noexcept {
     if (replay_built_) return true;
     if (!replay_.build(m, stored_) || !replay_.prepare(m)) return false;
@@ -99,7 +99,7 @@ class Greedy : public LocalMapping {
     const double floor_us = o.min_step_latencies * o.latency_us;
     // The balanced part first, replayed from the catalog's patterns.
     bool stopped = false;
-    if (o.replay && Replay::balanced(*this)) {  // the cycle is built at init: this only checks
+    if (o.replay && Replay::balanced(*this)) {  // built on the first balanced demand
       if (!prepare_replay(m))
         return PlanStatus::at(PlanError::out_of_memory, "plan", "expanding the catalog's patterns for the replay");
       if (PlanStatus s = replay_.run(m, *this, o, floor_us, give_up_us, steps, transfers, expected_us, stopped);

@@ -1,7 +1,7 @@
 // Replay (docs/planner.md "Replay"): the balanced part of a demand planned
 // from the catalog's stored channels, not searched.
 //
-// Built once, at Planner::init (Greedy::prepare_replay), for a cluster whose
+// Built once, by the first balanced demand (balanced()), for a cluster whose
 // nodes are all of one type, from that type's pattern table
 // (pattern_table.hpp):
 //
