@@ -375,6 +375,24 @@ TEST_CASE("a subset names each node and GPU once, and only ones the catalog has"
   CHECK_FALSE(planner.ready());
 }
 
+namespace {
+
+// Two plans transfer by transfer.
+void check_same_plan(const vpcat::Plan& a, const vpcat::Plan& b) {
+  REQUIRE(a.step_count() == b.step_count());
+  CHECK(a.expected_us() == b.expected_us());
+  for (std::size_t i = 0; i < a.step_count(); ++i) {
+    REQUIRE(a.step(i).count == b.step(i).count);
+    for (std::uint32_t k = 0; k < a.step(i).count; ++k) {
+      const vpcat::PlanTransfer &x = a.step_transfers(i)[k], &y = b.step_transfers(i)[k];
+      CHECK((x.src == y.src && x.dst == y.dst && x.bytes == y.bytes && x.src_nic == y.src_nic &&
+             x.dst_nic == y.dst_nic && x.origin == y.origin && x.final == y.final));
+    }
+  }
+}
+
+}  // namespace
+
 TEST_CASE("the whole cluster as a subset plans exactly as the catalog's planner") {
   for (const char* name : {"4n-switch", "mixed-4n", "5n-leafspine-tight"}) {
     const Platform& p = platform(name);
@@ -387,16 +405,7 @@ TEST_CASE("the whole cluster as a subset plans exactly as the catalog's planner"
       vpcat::Plan a, b;
       REQUIRE(sub.plan(vpcat::Demand::dense(d.data(), p.gpus), channels_only(), a).ok());
       REQUIRE(const_cast<vpcat::Planner&>(p.planner).plan(vpcat::Demand::dense(d.data(), p.gpus), channels_only(), b).ok());
-      REQUIRE(a.step_count() == b.step_count());
-      CHECK(a.expected_us() == b.expected_us());
-      for (std::size_t i = 0; i < a.step_count(); ++i) {
-        REQUIRE(a.step(i).count == b.step(i).count);
-        for (std::uint32_t k = 0; k < a.step(i).count; ++k) {
-          const vpcat::PlanTransfer &x = a.step_transfers(i)[k], &y = b.step_transfers(i)[k];
-          CHECK((x.src == y.src && x.dst == y.dst && x.bytes == y.bytes && x.src_nic == y.src_nic &&
-                 x.dst_nic == y.dst_nic));
-        }
-      }
+      check_same_plan(a, b);
     }
   }
 }
@@ -546,19 +555,6 @@ vpcat::Subset random_three_quarters(const Platform& p, std::uint64_t seed) {
   return s;
 }
 
-// Two plans transfer by transfer.
-void check_same_plan(const vpcat::Plan& a, const vpcat::Plan& b) {
-  REQUIRE(a.step_count() == b.step_count());
-  CHECK(a.expected_us() == b.expected_us());
-  for (std::size_t i = 0; i < a.step_count(); ++i) {
-    REQUIRE(a.step(i).count == b.step(i).count);
-    for (std::uint32_t k = 0; k < a.step(i).count; ++k) {
-      const vpcat::PlanTransfer &x = a.step_transfers(i)[k], &y = b.step_transfers(i)[k];
-      CHECK((x.src == y.src && x.dst == y.dst && x.bytes == y.bytes && x.src_nic == y.src_nic &&
-             x.dst_nic == y.dst_nic && x.origin == y.origin && x.final == y.final));
-    }
-  }
-}
 
 }  // namespace
 

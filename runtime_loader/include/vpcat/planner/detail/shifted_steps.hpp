@@ -30,6 +30,21 @@ namespace vpcat {
 inline namespace v0_1 {
 namespace detail {
 
+// Every payload of shift s of the n x n demand R (GPU g to g + s mod n; empty
+// pairs skipped) on its default route: f(route, bytes, solo).
+template <class F>
+inline void for_each_shift_payload(const ClusterModel& m, const std::uint64_t* R, std::uint32_t s, F&& f) noexcept {
+  const std::uint32_t n = m.gpu_count();
+  for (std::uint32_t g = 0; g < n; ++g) {
+    const std::uint32_t h = g + s < n ? g + s : g + s - n;
+    const std::uint64_t bytes = R[std::size_t{g} * n + h];
+    if (bytes == 0) continue;
+    RouteRef p;
+    const double solo = SharedStep::default_route(m, g, h, false, p);
+    f(p, bytes, solo);
+  }
+}
+
 class ShiftedSteps {
  public:
   // Shifts per step the planner tries (docs/planner.md): 1, 4, 16, 64, ...
@@ -86,17 +101,11 @@ class ShiftedSteps {
                                       double latency_us, F&& f) noexcept {
     const std::uint32_t n = m.gpu_count();
     est.begin();
-    for (std::uint32_t s = first; s < n && s - first < group; ++s) {
-      for (std::uint32_t g = 0; g < n; ++g) {
-        const std::uint32_t h = g + s < n ? g + s : g + s - n;
-        const std::uint64_t bytes = R[std::size_t{g} * n + h];
-        if (bytes == 0) continue;
-        RouteRef p;
-        const double solo = SharedStep::default_route(m, g, h, false, p);
+    for (std::uint32_t s = first; s < n && s - first < group; ++s)
+      for_each_shift_payload(m, R, s, [&](const RouteRef& p, std::uint64_t bytes, double solo) {
         est.add(m, res, p, bytes, solo);
         f(p, bytes, solo);
-      }
-    }
+      });
     return est.finish(res, latency_us);
   }
 };
@@ -145,14 +154,9 @@ class ShiftedGroups {
       ++count, ++alive;
     }
     for (std::uint32_t s = 1; s < n && alive > 0; ++s) {
-      for (std::uint32_t g = 0; g < n; ++g) {
-        const std::uint32_t h = g + s < n ? g + s : g + s - n;
-        const std::uint64_t bytes = R[std::size_t{g} * n + h];
-        if (bytes == 0) continue;
-        RouteRef p;
-        const double solo = SharedStep::default_route(m, g, h, false, p);
+      for_each_shift_payload(m, R, s, [&](const RouteRef& p, std::uint64_t bytes, double solo) {
         est_[0].add(m, res, p, bytes, solo);
-      }
+      });
       // A step of size G holds shifts kG + 1 .. (k + 1)G: it ends at a
       // multiple of G, or at the last shift; it goes into the step of the
       // next size (which ends there or later) before it is finished. Sizes
