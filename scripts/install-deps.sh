@@ -44,7 +44,7 @@ packages=(
   # Test only: PyYAML parses the exported topology.yaml, Kubernetes labels and Volcano objects (ctest catalog_export_yaml).
   python3-yaml
   # Test only: Slurm's node daemon reads the exported gres.conf (`slurmd -G`, ctest catalog_export_slurm);
-  # it is installed, not started.
+  # it is installed, not started. It needs a mounted cgroup filesystem: in a chroot (CI's pristine root) the test skips.
   slurmd
   # Test only: rsvg-convert renders the pictures to PNG in ctest's render_png (tests/render_png.sh).
   librsvg2-bin
