@@ -166,6 +166,23 @@ TEST_CASE("vpcat_place: the same choice as vpcat::place(), the demand given or u
   REQUIRE(vpcat_place(c.cat, free.data(), free.size(), n, uniform.data(), &o, &given.p, &err) == VPCAT_OK);
   CHECK(by_default.gpus == given.gpus);
   CHECK(by_default.p.expected_us == given.p.expected_us);
+  // Kept derivations (the C API passes its handle's): the same choice and
+  // figures on a fresh DerivedPatterns and again once it holds them.
+  vpcat::DerivedPatterns kept;
+  for (int round = 0; round < 2; ++round) {
+    vpcat::Placement again;
+    REQUIRE(vpcat::place(file.view(), free.data(), free.size(), n, vpcat::Demand::dense(skewed.data(), n), {}, again,
+                         &kept)
+                .ok());
+    CHECK(kept.size() > 0);  // the fragmented cluster's candidates hold partial nodes
+    REQUIRE(again.candidate_count() == cpp.candidate_count());
+    CHECK(std::vector<std::uint64_t>(again.chosen_gpus(), again.chosen_gpus() + n) ==
+          std::vector<std::uint64_t>(cpp.chosen_gpus(), cpp.chosen_gpus() + n));
+    for (std::size_t i = 0; i < cpp.candidate_count(); ++i) {
+      CHECK(again.candidate(i).expected_us == cpp.candidate(i).expected_us);
+      CHECK(again.candidate(i).bound_us == cpp.candidate(i).bound_us);
+    }
+  }
   char text[64];
   CHECK(vpcat::describe(cpp.chosen(), text, sizeof text) < sizeof text);
   CHECK(std::string(text).find("nodes") != std::string::npos);

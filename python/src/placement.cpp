@@ -117,7 +117,7 @@ first, and candidates[choice] is the chosen one.)")
         vpcat::PlanStatus s;
         {
           py::gil_scoped_release nogil;
-          s = vpcat::place(catalog.view(), free.data(), free.size(), gpus, d, po, where);
+          s = vpcat::place(catalog.view(), free.data(), free.size(), gpus, d, po, where, &catalog.derived());
         }
         if (!s.ok()) throw StatusError(s);
         Placement out;

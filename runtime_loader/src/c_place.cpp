@@ -86,7 +86,8 @@ vpcat_status vpcat_place(const vpcat_catalog* cat, const std::uint64_t* free_gpu
     return fail(err, VPCAT_E_OUT_OF_MEMORY, where, "the placement");
   }
   const vpcat::PlanStatus s = vpcat::place(cat->view, free_gpus, free_count, n,
-                                           vpcat::Demand::dense(bytes != nullptr ? bytes : uniform, n), po, *placement);
+                                           vpcat::Demand::dense(bytes != nullptr ? bytes : uniform, n), po, *placement,
+                                           &cat->derived);
   delete[] uniform;
   if (!s.ok()) {
     delete placement;

@@ -32,6 +32,7 @@
 #include <cstdio>
 
 #include "vpcat/catalog_view.hpp"
+#include "vpcat/derived_patterns.hpp"
 #include "vpcat/detail/placement_candidates.hpp"
 #include "vpcat/planner.hpp"
 #include "vpcat/planner/demand.hpp"
@@ -118,7 +119,7 @@ class Placement {
 
  private:
   friend PlanStatus place(const CatalogView&, const std::uint64_t*, std::size_t, std::uint32_t, const Demand&,
-                          const PlaceOptions&, Placement&) noexcept;
+                          const PlaceOptions&, Placement&, DerivedPatterns*) noexcept;
   void clear() noexcept {
     candidates_.clear(), gpus_.clear(), raw_.clear();
     choice_ = 0, gpus_per_job_ = 0, partial_before_ = 0, free_before_ = 0;
@@ -146,8 +147,13 @@ class Placement {
 // demand_size (a demand that is not gpus wide), bad_options (slack not
 // finite or negative) and whatever planning the demand returns
 // (bad_demand_value, unroutable, step_limit, out_of_memory, ...).
+// `kept`, when given, holds the partial nodes' derivations of this catalog
+// (vpcat/derived_patterns.hpp): the candidates' subset planners reuse them
+// and keep theirs, as a scheduler calling place() again on one catalog wants
+// (the C API passes its catalog handle's, Python its Catalog's).
 inline PlanStatus place(const CatalogView& view, const std::uint64_t* free, std::size_t free_count, std::uint32_t gpus,
-                        const Demand& demand, const PlaceOptions& options, Placement& out) noexcept {
+                        const Demand& demand, const PlaceOptions& options, Placement& out,
+                        DerivedPatterns* kept) noexcept {
   out.clear();
   if (!(options.slack >= 0 && options.slack <= 1e300))
     return PlanStatus::at(PlanError::bad_options, "placement", "slack %g is not a finite fraction >= 0", options.slack);
@@ -183,7 +189,7 @@ inline PlanStatus place(const CatalogView& view, const std::uint64_t* free, std:
     c.pick = static_cast<PlacementPick>(r.pick);
     c.first = r.first;
     PlanStatus s = out.subset_.assign_gpus(view, g, gpus);
-    if (s.ok()) s = out.planner_.init(view, out.subset_);
+    if (s.ok()) s = out.planner_.init(view, out.subset_, kept);
     if (s.ok()) s = out.planner_.plan(demand, options.plan, out.plan_);
     if (!s.ok()) {
       out.clear();
@@ -210,6 +216,12 @@ inline PlanStatus place(const CatalogView& view, const std::uint64_t* free, std:
   out.free_before_ = free_count;
   out.partial_before_ = out.free_.partial_nodes(view, nullptr, 0, out.scratch_);
   return {};
+}
+
+// The same, deriving every partial node afresh.
+inline PlanStatus place(const CatalogView& view, const std::uint64_t* free, std::size_t free_count, std::uint32_t gpus,
+                        const Demand& demand, const PlaceOptions& options, Placement& out) noexcept {
+  return place(view, free, free_count, gpus, demand, options, out, nullptr);
 }
 
 }  // namespace v0_1
