@@ -257,24 +257,95 @@ TEST_CASE("the replay on the 256-GPU leaf/spine platform") {
   CHECK(check_images(p, replayed) == "");
 }
 
-TEST_CASE("the replay leaves skewed demands to the search, and builds nothing for them") {
+TEST_CASE("the replay: its cycle is built by init, and skewed demands are left to the search") {
   const Platform& p = platform("4n-switch");
   vpcat::Planner fresh;
   REQUIRE(fresh.init(p.view).ok());
+  CHECK(fresh.replay_rounds() == 16);  // before any plan: no plan builds a table
   // A receiver of 10x the bytes: above 1.25x the mean, so not replayed; the
-  // plan is the search's, transfer for transfer, and no cycle is built.
+  // plan is the search's, transfer for transfer.
   const Matrix hot = hot_spot(p.gpus, 1 << 20, 1, 10);
   vpcat::PlanOptions on, off;
   off.replay = false;
   vpcat::Plan a, b;
   REQUIRE(fresh.plan(vpcat::Demand::dense(hot.data(), p.gpus), on, a).ok());
-  CHECK(fresh.replay_rounds() == 0);
   REQUIRE(fresh.plan(vpcat::Demand::dense(hot.data(), p.gpus), off, b).ok());
   REQUIRE(a.transfer_count() == b.transfer_count());
   CHECK(a.step_count() == b.step_count());
   CHECK(a.expected_us() == b.expected_us());
-  // The first balanced demand builds it.
+}
+
+namespace {
+
+void check_same_transfers(const vpcat::Plan& x, const vpcat::Plan& y) {
+  REQUIRE(x.step_count() == y.step_count());
+  REQUIRE(x.transfer_count() == y.transfer_count());
+  CHECK(x.expected_us() == y.expected_us());
+  for (std::size_t k = 0; k < x.transfer_count(); ++k) {
+    const vpcat::PlanTransfer &a = x.step_transfers(0)[k], &b = y.step_transfers(0)[k];
+    CHECK((a.src == b.src && a.dst == b.dst && a.bytes == b.bytes && a.src_nic == b.src_nic &&
+           a.dst_nic == b.dst_nic));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the replay cycle kept across planners: taken, the same plans, and bad words refused") {
+  const Platform& p = platform("4n-switch");
   const Matrix u = uniform(p.gpus, 1 << 20);
-  REQUIRE(fresh.plan(vpcat::Demand::dense(u.data(), p.gpus), on, a).ok());
-  CHECK(fresh.replay_rounds() == 16);
+  vpcat::PlanOptions o;
+  o.channels_only = true;  // the replay's own steps
+  vpcat::Planner alone;
+  REQUIRE(alone.init(p.view).ok());
+  vpcat::Plan reference;
+  REQUIRE(alone.plan(vpcat::Demand::dense(u.data(), p.gpus), o, reference).ok());
+  // The first planner keeps its cycle; the next takes it, and plans the same.
+  vpcat::DerivedPatterns kept;
+  vpcat::Planner first, second;
+  REQUIRE(first.init(p.view, &kept).ok());
+  CHECK(kept.cycle_count() == 1);
+  REQUIRE(second.init(p.view, &kept).ok());
+  CHECK(kept.cycle_count() == 1);
+  CHECK(second.replay_rounds() == 16);
+  vpcat::Plan taken;
+  REQUIRE(second.plan(vpcat::Demand::dense(u.data(), p.gpus), o, taken).ok());
+  check_same_transfers(reference, taken);
+  // A job of two of the four nodes (whole, in order) keys the same cycle:
+  // it takes it, and builds only its node matchings.
+  std::vector<std::uint64_t> first_half(p.gpus / 2);
+  for (std::size_t g = 0; g < first_half.size(); ++g) first_half[g] = g;
+  vpcat::Subset half;
+  REQUIRE(half.assign_gpus(p.view, first_half.data(), first_half.size()).ok());
+  vpcat::Planner part, part_alone;
+  REQUIRE(part.init(p.view, half, &kept).ok());
+  REQUIRE(part_alone.init(p.view, half).ok());
+  CHECK(kept.cycle_count() == 1);
+  CHECK(part.replay_rounds() == 16);
+  const Matrix uh = uniform(p.gpus / 2, 1 << 20);
+  vpcat::Plan x, y;
+  REQUIRE(part.plan(vpcat::Demand::dense(uh.data(), p.gpus / 2), o, x).ok());
+  REQUIRE(part_alone.plan(vpcat::Demand::dense(uh.data(), p.gpus / 2), o, y).ok());
+  check_same_transfers(x, y);
+  // Words that hold no cycle of this type (a role's GPU out of range, a
+  // count that does not add up) leave the replay off: the search plans, and
+  // every plan is still a channel plan delivering every byte.
+  for (int bad = 0; bad < 2; ++bad) {
+    // Replay::save's layout: 1 round, 0 options, 1 role; the round's one
+    // network role (first 0, count 1), no option; the role GPU 99 -> 0 at
+    // 25 GB/s.
+    std::vector<std::uint64_t> w = {1, 0, 1, 1, 0, std::uint64_t{99} << 48, 0x4039000000000000ull, 0x3f04f8b588e368f1ull};
+    if (bad == 1) w[0] = 5, w[5] = 0;  // a valid role, but five rounds in the words of one
+    vpcat::DerivedPatterns planted;
+    // Under every flavour (the cycle's kind: one node, switch, rails), so
+    // that the planner's key for this node type (catalog type 0, its eight
+    // GPUs in order) is among them.
+    for (std::uint32_t flavour = 0; flavour < 8; ++flavour)
+      REQUIRE(planted.insert_cycle(p.view, 0, 0xff, flavour, w.data(), w.size()));
+    vpcat::Planner q;
+    REQUIRE(q.init(p.view, &planted).ok());
+    CHECK(q.replay_rounds() == 0);
+    vpcat::Plan searched;
+    REQUIRE(q.plan(vpcat::Demand::dense(u.data(), p.gpus), o, searched).ok());
+    CHECK(check_plan(p, u, searched) == "");
+  }
 }

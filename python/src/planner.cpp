@@ -304,7 +304,7 @@ while plan() runs.)")
              if (gpus) s = subset.assign_gpus(c.view(), gpus->data(), gpus->size());
              if (s.ok()) {
                py::gil_scoped_release nogil;
-               s = gpus ? p->planner.init(c.view(), subset, &c.derived()) : p->planner.init(c.view());
+               s = gpus ? p->planner.init(c.view(), subset, &c.derived()) : p->planner.init(c.view(), &c.derived());
              }
              if (!s.ok()) throw StatusError(s);
              return p;

@@ -47,7 +47,7 @@ vpcat_status vpcat_planner_create(const vpcat_catalog* cat, vpcat_planner** out,
   if (out == nullptr) return fail(err, VPCAT_E_INVALID_ARGUMENT, where, "out is NULL");
   auto* p = new (std::nothrow) vpcat_planner;
   if (p == nullptr) return fail(err, VPCAT_E_OUT_OF_MEMORY, where, "the planner handle");
-  const vpcat::PlanStatus s = p->planner.init(cat->view);
+  const vpcat::PlanStatus s = p->planner.init(cat->view, &cat->derived);
   if (!s.ok()) {
     delete p;
     return from(s, err);

@@ -12,12 +12,19 @@
 //     planner.init(view, job, &derived);      // derives, and keeps
 //     other.init(view, next_job, &derived);   // takes what is kept
 //
+// It also keeps each node type's replay cycle (planner/detail/replay.hpp:
+// the rounds a planner's init builds from the type's pattern table, tens of
+// milliseconds), as the words Replay::save writes, under (catalog type,
+// held GPUs, flavour): a job's next membership of the same node types
+// takes it in microseconds.
+//
 // Plans are the same with and without it (the kept entries are the
 // derivation's own output). It belongs to one catalog: given another
 // catalog (other bytes), it is emptied first. Safe to share between
 // threads (a lock around each lookup and insertion; derivation runs
-// outside it). Bounded: at most kMaxEntries canonical sets and kMaxRoles
-// roles; past them, nothing more is kept (planners still derive).
+// outside it). Bounded: at most kMaxEntries canonical sets, kMaxRoles
+// roles, kMaxCycles cycles and kMaxCycleWords words; past them, nothing
+// more is kept (planners still derive).
 #pragma once
 
 #include <cstddef>
@@ -34,6 +41,8 @@ class DerivedPatterns {
  public:
   static constexpr std::size_t kMaxEntries = 4096;
   static constexpr std::size_t kMaxRoles = std::size_t{1} << 24;
+  static constexpr std::size_t kMaxCycles = 256;
+  static constexpr std::size_t kMaxCycleWords = std::size_t{1} << 22;
 
   // One canonical derivation, as detail::StoredPatterns reads and writes it:
   // reps x 2 x gpus roles, reps orbit sizes, generators x (gpus + nics)
@@ -55,6 +64,11 @@ class DerivedPatterns {
   std::size_t size() const noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
     return entries_.size();
+  }
+  // Replay cycles kept.
+  std::size_t cycle_count() const noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return cycles_.size();
   }
   void clear() noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -99,12 +113,50 @@ class DerivedPatterns {
     return true;
   }
 
+  // If the replay cycle of (catalog_type, held, flavour) of `catalog` is
+  // kept, calls f(const std::uint64_t* words, std::size_t count) under the
+  // lock (f copies what it needs) and returns true.
+  template <class F>
+  bool find_cycle(const CatalogView& catalog, std::uint32_t catalog_type, std::uint64_t held, std::uint32_t flavour,
+                  F&& f) const noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (catalog.data() != catalog_) return false;
+    for (std::size_t i = 0; i < cycles_.size(); ++i) {
+      const Cycle& c = cycles_[i];
+      if (c.catalog_type != catalog_type || c.held != held || c.flavour != flavour) continue;
+      f(static_cast<const std::uint64_t*>(cycle_words_.data() + c.first), c.count);
+      return true;
+    }
+    return false;
+  }
+  // Keeps a copy of a cycle's words; false when not kept (bounds, memory,
+  // already kept); harmless.
+  bool insert_cycle(const CatalogView& catalog, std::uint32_t catalog_type, std::uint64_t held, std::uint32_t flavour,
+                    const std::uint64_t* words, std::size_t count) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (catalog.data() != catalog_) reset(catalog.data());
+    for (std::size_t i = 0; i < cycles_.size(); ++i)
+      if (cycles_[i].catalog_type == catalog_type && cycles_[i].held == held && cycles_[i].flavour == flavour)
+        return false;
+    if (cycles_.size() >= kMaxCycles || cycle_words_.size() + count > kMaxCycleWords) return false;
+    if (!cycle_words_.reserve(cycle_words_.size() + count) || !cycles_.reserve(cycles_.size() + 1)) return false;
+    const Cycle c{catalog_type, flavour, held, cycle_words_.size(), count};
+    for (std::size_t i = 0; i < count; ++i) cycle_words_.push_back(words[i]);
+    cycles_.push_back(c);
+    return true;
+  }
+
  private:
   struct Stored {
     std::uint32_t catalog_type = 0, gpus = 0, nics = 0, reps = 0, generators = 0;
     std::uint64_t mask = 0, group_order = 0;
     bool truncated = false;
     std::size_t role_first = 0, orbit_first = 0, perm_first = 0;
+  };
+  struct Cycle {
+    std::uint32_t catalog_type = 0, flavour = 0;
+    std::uint64_t held = 0;
+    std::size_t first = 0, count = 0;  // cycle_words_[first, first + count)
   };
   Entry entry(const Stored& s) const noexcept {
     Entry e;
@@ -121,6 +173,8 @@ class DerivedPatterns {
     roles_.clear();
     orbits_.clear();
     perms_.clear();
+    cycles_.clear();
+    cycle_words_.clear();
   }
 
   mutable std::mutex mutex_;
@@ -129,6 +183,8 @@ class DerivedPatterns {
   detail::PodBuffer<std::int16_t> roles_;
   detail::PodBuffer<std::uint64_t> orbits_;
   detail::PodBuffer<std::uint16_t> perms_;
+  detail::PodBuffer<Cycle> cycles_;
+  detail::PodBuffer<std::uint64_t> cycle_words_;
 };
 
 }  // namespace v0_1

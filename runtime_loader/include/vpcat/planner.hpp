@@ -15,19 +15,18 @@
 //
 // Contracts:
 // * init() reads the catalog once and keeps its own tables: the CatalogView
-//   and its buffer may go away afterwards. It allocates, and sizes the
-//   per-call scratch (proportional to GPUs^2). The replay cycle (its pattern
-//   table: every image of the stored patterns, tens of milliseconds, whatever
-//   the GPU count) is built by the first balanced demand planned with the
-//   replay on, not here: a new membership's planner stays cheap, and skewed
-//   demands never build it (docs/planner.md "Replay"). It fails with
-//   unsupported_catalog beyond the limits of docs/planner.md, or
+//   and its buffer may go away afterwards. It allocates, sizes the per-call
+//   scratch (proportional to GPUs^2) and builds every table a plan reads,
+//   the replay cycle included (from the pattern table: every image of the
+//   stored patterns, tens of milliseconds whatever the GPU count; taken in
+//   microseconds from a DerivedPatterns that holds it, so a job's next
+//   membership does not pay it again: docs/planner.md "Replay"). It fails
+//   with unsupported_catalog beyond the limits of docs/planner.md, or
 //   out_of_memory.
 // * plan() is noexcept and never throws nor aborts on bad input: every
 //   problem with the demand or the options is a PlanStatus naming it (see
 //   demand.hpp, plan.hpp). On failure `out` is left empty. It allocates
-//   nothing unless `out` needs more room than it already has, but for the
-//   first balanced demand, which builds the replay cycle once.
+//   nothing unless `out` needs more room than it already has.
 // * Memory comes from ::operator new(nothrow); a shortage is out_of_memory.
 // * Thread safety: plan() uses the Planner's scratch, so one thread at a time
 //   per Planner; the const queries may run concurrently with each other.
@@ -68,17 +67,20 @@ class Planner {
 
   // Derive the planner's tables from a verified catalog: plans cover every
   // GPU of its cluster, in catalog order.
-  PlanStatus init(const CatalogView& catalog) noexcept {
+  // `kept` (may be null; derived_patterns.hpp): the replay cycle kept there
+  // by an earlier planner of this catalog is taken, a new one kept.
+  PlanStatus init(const CatalogView& catalog, DerivedPatterns* kept = nullptr) noexcept {
     ready_ = false;
     if (PlanStatus s = subset_.assign_all(catalog); !s.ok()) return s;
-    return init_subset(catalog);
+    return init_subset(catalog, kept);
   }
   // The same for the GPUs of `subset` only (subset.hpp, docs/subsets.md):
   // demands and plans number them 0..subset.gpu_count()-1 in subset order;
   // catalog_gpu() maps them back. No re-analysis: a partial node's patterns
   // and symmetry are derived from its type's. The subset is copied.
-  // `kept` (may be null; derived_patterns.hpp): derivations of this catalog
-  // kept by earlier planners are taken from it, new ones are kept in it.
+  // `kept` (may be null; derived_patterns.hpp): derivations and replay
+  // cycles of this catalog kept by earlier planners are taken from it, new
+  // ones are kept in it.
   PlanStatus init(const CatalogView& catalog, const Subset& subset, DerivedPatterns* kept = nullptr) noexcept {
     ready_ = false;
     if (!subset_.copy_from(subset)) return PlanStatus::at(PlanError::out_of_memory, "planner", "copying the subset");
@@ -195,9 +197,8 @@ class Planner {
   }
   std::uint32_t max_route_links() const noexcept { return model_.max_route_links(); }
 
-  // Rounds of the replay cycle (docs/planner.md "Replay"), built from the
-  // catalog's patterns by the first balanced demand planned with
-  // PlanOptions::replay; 0 before, or when this cluster is planned by search
+  // Rounds of the replay cycle (docs/planner.md "Replay"), built by init
+  // from the catalog's patterns; 0 when this cluster is planned by search
   // alone. For tools and tests.
   std::uint32_t replay_rounds() const noexcept { return greedy_.replay().round_count(); }
 
@@ -230,8 +231,11 @@ class Planner {
     if (!greedy_.store_patterns(catalog, layout_, kept))
       return PlanStatus::at(PlanError::out_of_memory, "planner", "copying the catalog's patterns");
     if (PlanStatus s = model_.build(catalog, layout_, greedy_.stored()); !s.ok()) return s;
-    // The scratch is sized here; the replay cycle (its pattern table and node
-    // matchings, ~30 ms) by the first balanced demand (Greedy::prepare_replay).
+    // Every table a plan reads is built here, never by a plan: the replay
+    // cycle (pattern table, cover and node matchings, ~30 ms unless `kept`
+    // holds the cycle) and the per-call scratch.
+    if (!greedy_.prepare_replay(model_, catalog, layout_, kept))
+      return PlanStatus::at(PlanError::out_of_memory, "planner", "expanding the catalog's patterns for the replay");
     if (!prepare_scratch())
       return PlanStatus::at(PlanError::out_of_memory, "planner", "sizing the scratch for %u GPUs", gpu_count());
     ready_ = true;

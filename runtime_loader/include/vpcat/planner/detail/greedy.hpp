@@ -23,6 +23,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "vpcat/catalog_view.hpp"
+#include "vpcat/derived_patterns.hpp"
 #include "vpcat/planner/detail/buffer.hpp"
 #include "vpcat/planner/detail/cluster_model.hpp"
 #include "vpcat/planner/detail/bounds.hpp"
@@ -30,6 +32,7 @@
 #include "vpcat/planner/detail/local_mapping.hpp"
 #include "vpcat/planner/detail/replay.hpp"
 #include "vpcat/planner/detail/step_length.hpp"
+#include "vpcat/planner/detail/subset_layout.hpp"
 #include "vpcat/planner/plan.hpp"
 #include "vpcat/planner/detail/shared_step.hpp"
 #include "vpcat/planner/status.hpp"
@@ -51,16 +54,39 @@ class Greedy : public LocalMapping {
   // derivations reused and new ones kept when `kept` is given; the replay
   // expands them in prepare_replay). False when memory is short.
   bool store_patterns(const CatalogView& cat, const SubsetLayout& layout, DerivedPatterns* kept) noexcept {
-    replay_built_ = false;
     return stored_.copy(cat, layout, kept);
   }
   const StoredPatterns& stored() const noexcept { return stored_; }
-  // The replay cycle of `m` (built on first use: the first balanced demand);
-  // false when memory is short.
-  bool prepare_replay(const ClusterModel& m) noexcept {
-    if (replay_built_) return true;
-    if (!replay_.build(m, stored_) || !replay_.prepare(m)) return false;
-    replay_built_ = true;
+  // The replay cycle of `m` (at init, after the model): taken from `kept`
+  // when it holds the cycle of this node type and flavour, else built from
+  // the stored patterns (tens of milliseconds) and kept there. Only a node
+  // type whose GPUs are held in the catalog's local order is kept (its
+  // held set is then its key). False when memory is short.
+  bool prepare_replay(const ClusterModel& m, const CatalogView& cat, const SubsetLayout& layout,
+                      DerivedPatterns* kept) noexcept {
+    const std::uint32_t f = Replay::flavour(m);
+    std::uint64_t held = 0;
+    bool keyed = kept != nullptr && f != 0;
+    if (keyed) {
+      const SubsetLayout::Type& lt = layout.type(layout.node(0).type);
+      const std::uint16_t* h = layout.held(lt);
+      for (std::uint32_t g = 0; g < lt.gpus && keyed; ++g) {
+        keyed = h[g] < 64 && (g == 0 || h[g] > h[g - 1]);
+        if (keyed) held |= std::uint64_t{1} << h[g];
+      }
+      bool found = false, loaded = true;
+      if (keyed)
+        found = kept->find_cycle(cat, lt.catalog_type, held, f, [&](const std::uint64_t* w, std::size_t n) {
+          loaded = replay_.load(m, w, n);
+        });
+      if (found) return loaded;
+    }
+    if (!replay_.build(m, stored_)) return false;
+    if (keyed) {
+      PodBuffer<std::uint64_t> words;
+      if (replay_.save(words))
+        kept->insert_cycle(cat, layout.type(layout.node(0).type).catalog_type, held, f, words.data(), words.size());
+    }
     return true;
   }
   const Replay& replay() const noexcept { return replay_; }
@@ -99,9 +125,7 @@ class Greedy : public LocalMapping {
     const double floor_us = o.min_step_latencies * o.latency_us;
     // The balanced part first, replayed from the catalog's patterns.
     bool stopped = false;
-    if (o.replay && Replay::balanced(*this)) {  // built on the first balanced demand
-      if (!prepare_replay(m))
-        return PlanStatus::at(PlanError::out_of_memory, "plan", "expanding the catalog's patterns for the replay");
+    if (o.replay && replay_.ready() && Replay::balanced(*this)) {  // the cycle is built by init
       if (PlanStatus s = replay_.run(m, *this, o, floor_us, give_up_us, steps, transfers, expected_us, stopped);
           !s.ok())
         return s;
@@ -204,7 +228,6 @@ class Greedy : public LocalMapping {
   StepLength length_;
   StoredPatterns stored_;
   Replay replay_;
-  bool replay_built_ = false;
 };
 
 }  // namespace detail

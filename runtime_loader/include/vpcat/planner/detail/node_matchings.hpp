@@ -7,7 +7,7 @@
 // On one switch and on rails (where the replay keeps NIC k to NIC k, so no
 // flow crosses the spine) every node shift is one full matching.
 //
-// Built once (when the replay is first used) by first fit: the node shifts
+// Built once (by the planner's init, with the replay cycle) by first fit: the node shifts
 // in order of how many of their pairs cross the spine, most first, each
 // pair into the first matching with its sender, its receiver and the
 // spine's room free. Pairs that stay inside a leaf so fill the matchings the

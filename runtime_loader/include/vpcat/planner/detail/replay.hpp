@@ -1,7 +1,7 @@
 // Replay (docs/planner.md "Replay"): the balanced part of a demand planned
 // from the catalog's stored channels, not searched.
 //
-// Built once, by the first balanced demand (balanced()), for a cluster whose
+// Built once, by the planner's init (or taken from a DerivedPatterns that keeps it), for a cluster whose
 // nodes are all of one type, from that type's pattern table
 // (pattern_table.hpp):
 //
@@ -47,6 +47,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include "vpcat/planner/detail/buffer.hpp"
@@ -85,20 +86,16 @@ class Replay {
   };
 
   // Build the cycle for `m` from the stored patterns, expanding those of
-  // its node type (pattern_table.hpp) only when the cluster qualifies. Not
-  // ready (the search plans every step) when it does not; false only when
-  // memory is short.
+  // its node type (pattern_table.hpp) only when the cluster qualifies
+  // (flavour()). Not ready (the search plans every step) when it does not;
+  // false only when memory is short.
   bool build(const ClusterModel& m, const StoredPatterns& sp) noexcept {
     *this = Replay();
-    const std::uint32_t N = m.node_count();
-    if (N == 0 || m.gpu_count() < 2) return true;
+    const std::uint32_t f = flavour(m);
+    if (f == 0) return true;
+    network_ = (f & kNetwork) != 0;
     const std::uint32_t type = m.node(0).type;
-    for (std::uint32_t a = 1; a < N; ++a)
-      if (m.node(a).type != type) return true;  // one node type only
     const TypeModel& t = m.type(type);
-    network_ = N > 1;
-    if (t.gpus > 64 || t.nics > 64) return true;
-    if (network_ && (!m.has_fabric() || t.usable == 0)) return true;
     PatternTable p;
     if (!p.build(sp, m, type)) return false;
     const PatternTable::TypeImages& ti = p.type(type);
@@ -106,8 +103,7 @@ class Replay {
     Init in;
     if (!summarize(p, ti, t, in)) return false;
     // Rails join NIC k only to NIC k: the matching is the identity there.
-    const bool rail = network_ && m.node_switch(0) == kNone;
-    if (!cover(m, t, in, network_ && !rail ? in.U : 1)) return false;
+    if (!cover(m, t, in, network_ && !(f & kRail) ? in.U : 1)) return false;
     // The cycle pays only when it is short: at most kMaxCycleExcess times
     // the rounds any cycle needs (every node pair's G x G GPU pairs, at most
     // one per usable NIC and round; on one node, the peer pairs at most the
@@ -120,15 +116,96 @@ class Replay {
     const double least = static_cast<double>((pairs + per_round - 1) / per_round);
     if (rounds_.empty() || static_cast<double>(rounds_.size()) > kMaxCycleExcess * least) {
       rounds_.clear();
+      options_.clear();
+      roles_.clear();
       return true;
     }
-    spine_ = network_ && m.spine() && !rail;
-    if (network_) {
-      if (!matchings_.build(m, spine_, max_round_gbps_)) return false;
-      if (matchings_.count() == 0) return true;
+    return finish(m, f);
+  }
+
+  // Whether `m` can be replayed, and how its cycle is built: 0 when it
+  // cannot (mixed node types, a node beyond 64 GPUs or NICs, a network
+  // without a fabric or usable NICs, a single GPU), else kCycle with
+  // kNetwork (more than one node) and kRail (rails: NIC k to NIC k). A
+  // cycle depends only on the node type and this flavour; the node
+  // matchings, on the cluster.
+  static constexpr std::uint32_t kCycle = 1, kNetwork = 2, kRail = 4;
+  static std::uint32_t flavour(const ClusterModel& m) noexcept {
+    const std::uint32_t N = m.node_count();
+    if (N == 0 || m.gpu_count() < 2) return 0;
+    const std::uint32_t type = m.node(0).type;
+    for (std::uint32_t a = 1; a < N; ++a)
+      if (m.node(a).type != type) return 0;  // one node type only
+    const TypeModel& t = m.type(type);
+    if (t.gpus > 64 || t.nics > 64) return 0;
+    if (N == 1) return kCycle;
+    if (!m.has_fabric() || t.usable == 0) return 0;
+    return kCycle | kNetwork | (m.node_switch(0) == kNone ? kRail : 0);
+  }
+
+  // The cycle as words (for DerivedPatterns): the round, option and role
+  // counts, then each round (2 words), option (1) and role (3); no rounds
+  // when the cycle was not kept (too long) or the cluster has none.
+  bool save(PodBuffer<std::uint64_t>& out) const noexcept {
+    out.clear();
+    const std::size_t words = 3 + 2 * rounds_.size() + options_.size() + 3 * roles_.size();
+    if (!out.reserve(words)) return false;
+    out.push_back(rounds_.size());
+    out.push_back(options_.size());
+    out.push_back(roles_.size());
+    for (const Round& r : rounds_) {
+      out.push_back(std::uint64_t{r.net_first} << 32 | r.net);
+      out.push_back(std::uint64_t{r.opt_first} << 32 | r.opts);
     }
-    ready_ = true;
+    for (const Option& o : options_) out.push_back(std::uint64_t{o.first} << 32 | o.count);
+    for (const Role& r : roles_) {
+      out.push_back(std::uint64_t{r.g} << 48 | std::uint64_t{r.h} << 32 | std::uint64_t{r.i} << 16 | r.j);
+      out.push_back(bits_of(r.gbps));
+      out.push_back(bits_of(r.us_per_byte));
+    }
     return true;
+  }
+  // The cycle `save` wrote for a cluster of the same node type and
+  // flavour, finished for `m` (its node matchings). Words that do not
+  // hold a cycle of this type (bad counts, a role or option out of range)
+  // leave the replay off: the search plans every step. False only when
+  // memory is short.
+  bool load(const ClusterModel& m, const std::uint64_t* w, std::size_t count) noexcept {
+    *this = Replay();
+    const std::uint32_t f = flavour(m);
+    if (f == 0 || count < 3) return true;
+    network_ = (f & kNetwork) != 0;
+    const std::uint64_t nr = w[0], no = w[1], nl = w[2];
+    if (nr > count || no > count || nl > count || 3 + 2 * nr + no + 3 * nl != count) return true;
+    if (nr == 0) return true;
+    if (!rounds_.reserve(nr) || !options_.reserve(no) || !roles_.reserve(nl)) return false;
+    const std::uint64_t* x = w + 3;
+    const std::uint32_t G = m.type(m.node(0).type).gpus;
+    bool valid = true;
+    for (std::uint64_t k = 0; k < nr; ++k, x += 2) {
+      const Round r{static_cast<std::uint32_t>(x[0] >> 32), static_cast<std::uint32_t>(x[0]),
+                    static_cast<std::uint32_t>(x[1] >> 32), static_cast<std::uint32_t>(x[1])};
+      valid = valid && std::uint64_t{r.net_first} + r.net <= nl && std::uint64_t{r.opt_first} + r.opts <= no;
+      rounds_.push_back(r);
+    }
+    for (std::uint64_t k = 0; k < no; ++k, ++x) {
+      const Option o{static_cast<std::uint32_t>(*x >> 32), static_cast<std::uint32_t>(*x)};
+      valid = valid && std::uint64_t{o.first} + o.count <= nl;
+      options_.push_back(o);
+    }
+    for (std::uint64_t k = 0; k < nl; ++k, x += 3) {
+      Role r{static_cast<std::uint16_t>(x[0] >> 48), static_cast<std::uint16_t>(x[0] >> 32),
+             static_cast<std::uint16_t>(x[0] >> 16), static_cast<std::uint16_t>(x[0])};
+      r.gbps = double_of(x[1]);
+      r.us_per_byte = double_of(x[2]);
+      valid = valid && r.g < G && r.h < G && r.gbps > 0.0;
+      roles_.push_back(r);
+    }
+    if (!valid) {
+      *this = Replay();
+      return true;
+    }
+    return finish(m, f);
   }
 
   // A cycle gives every GPU the same share of the steps' ports. A GPU
@@ -194,6 +271,38 @@ class Replay {
   struct Option {
     std::uint32_t first, count;  // roles_[first, first + count): peer-to-peer roles
   };
+
+  static std::uint64_t bits_of(double v) noexcept {
+    std::uint64_t b;
+    std::memcpy(&b, &v, sizeof b);
+    return b;
+  }
+  static double double_of(std::uint64_t b) noexcept {
+    double v;
+    std::memcpy(&v, &b, sizeof v);
+    return v;
+  }
+
+  // The cluster's part of a cycle: the most network rate one node's flows
+  // of one round carry (each role at most the slowest spine), and the node
+  // matchings; ready_ set.
+  bool finish(const ClusterModel& m, std::uint32_t f) noexcept {
+    max_round_gbps_ = 0.0;
+    for (const Round& rd : rounds_) {
+      double gbps = 0.0;
+      if (network_)
+        for (std::uint32_t x = rd.net_first; x < rd.net_first + rd.net; ++x)
+          gbps += min2(roles_[x].gbps, m.min_spine_gbps());
+      if (gbps > max_round_gbps_) max_round_gbps_ = gbps;
+    }
+    spine_ = network_ && m.spine() && !(f & kRail);
+    if (network_) {
+      if (!matchings_.build(m, spine_, max_round_gbps_)) return false;
+      if (matchings_.count() == 0) return true;
+    }
+    ready_ = true;
+    return true;
+  }
 
   // What the cover reads of every image: per usable NIC position the GPU
   // that sends from it and the one that receives at it, the peer pairs, and
@@ -338,7 +447,6 @@ class Replay {
                  std::uint32_t rho) noexcept {
     const std::uint32_t U = in.U ? in.U : 1;
     Round rd{static_cast<std::uint32_t>(roles_.size()), 0, static_cast<std::uint32_t>(options_.size()), 0};
-    double gbps = 0.0;
     if (network_) {
       for (std::uint32_t x = 0; x < in.U; ++x) {
         const std::uint32_t y = (x + rho) % in.U;
@@ -349,7 +457,6 @@ class Replay {
         role.us_per_byte = 1.0 / (role.gbps * 1e3);
         if (!roles_.push_back(role)) return false;
         ++rd.net;
-        gbps += min2(role.gbps, m.min_spine_gbps());
       }
     }
     // Options: the images of q's signature with exactly q's network roles.
@@ -371,7 +478,6 @@ class Replay {
       if (!options_.push_back(o)) return false;
       ++rd.opts;
     }
-    if (gbps > max_round_gbps_) max_round_gbps_ = gbps;
     return rounds_.push_back(rd);
   }
 
