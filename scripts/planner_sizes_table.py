@@ -3,6 +3,7 @@
 result folders of scripts/planner_sizes.sh (before, after):
 
     scripts/planner_sizes_table.py BEFORE_DIR AFTER_DIR
+    scripts/planner_sizes_table.py AFTER_DIR        (one version: no before)
 
 Per platform, workload, model and size: VarioPath's time over the best
 baseline's (the least time among fan-out, NCCL, SpreadOut, FAST-like and the
@@ -32,18 +33,25 @@ def load(folder, platform, workload, model, size):
 
 
 def main():
-    before, after = sys.argv[1], sys.argv[2]
+    if len(sys.argv) not in (2, 3):
+        sys.exit("usage: planner_sizes_table.py [BEFORE_DIR] AFTER_DIR")
+    before, after = (sys.argv[1], sys.argv[2]) if len(sys.argv) == 3 else (None, sys.argv[1])
     for model in ["contention", "ideal"]:
-        print(f"\n`--model {model}`: VarioPath / best baseline, before → **after** (after, transfer only; the best baseline)\n")
+        what = "before → **after**" if before else "**whole call**"
+        print(f"\n`--model {model}`: VarioPath / best baseline, {what} (transfer only; the best baseline)\n")
         print("| platform | workload | " + " | ".join(NAMES[x] for x in SIZES) + " |")
         print("|---|---|" + "---|" * len(SIZES))
         for p in PLATFORMS:
             for w in ["uniform", "moe"]:
                 cells = []
                 for x in SIZES:
-                    b, a = load(before, p, w, model, x), load(after, p, w, model, x)
-                    cells.append("-" if a is None or b is None else
-                                 f"{b['total']:.2f} → **{a['total']:.2f}** ({a['transfer']:.2f}, {a['best']})")
+                    a = load(after, p, w, model, x)
+                    b = load(before, p, w, model, x) if before else None
+                    if a is None or (before and b is None):
+                        cells.append("-")
+                    else:
+                        was = f"{b['total']:.2f} → " if before else ""
+                        cells.append(f"{was}**{a['total']:.2f}** ({a['transfer']:.2f}, {a['best']})")
                 print(f"| {p} | {'uniform' if w == 'uniform' else 'MoE Zipf 1.2'} | " + " | ".join(cells) + " |")
 
 

@@ -74,12 +74,15 @@ class Greedy : public LocalMapping {
         keyed = h[g] < 64 && (g == 0 || h[g] > h[g - 1]);
         if (keyed) held |= std::uint64_t{1} << h[g];
       }
-      bool found = false, loaded = true;
+      // Copied under the kept object's lock, loaded (node matchings built) outside it.
+      PodBuffer<std::uint64_t> words;
+      bool found = false, copied = true;
       if (keyed)
         found = kept->find_cycle(cat, lt.catalog_type, held, f, [&](const std::uint64_t* w, std::size_t n) {
-          loaded = replay_.load(m, w, n);
+          copied = words.resize(n);
+          for (std::size_t i = 0; copied && i < n; ++i) words[i] = w[i];
         });
-      if (found) return loaded;
+      if (found) return copied && replay_.load(m, words.data(), words.size());
     }
     if (!replay_.build(m, stored_)) return false;
     if (keyed) {
