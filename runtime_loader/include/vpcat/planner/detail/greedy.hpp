@@ -82,9 +82,9 @@ class Greedy : public LocalMapping {
           copied = words.resize(n);
           for (std::size_t i = 0; copied && i < n; ++i) words[i] = w[i];
         });
-      if (found) return copied && replay_.load(m, words.data(), words.size());
+      if (found) return copied && replay_.load(m, words.data(), words.size()) && replay_.prepare(m);
     }
-    if (!replay_.build(m, stored_)) return false;
+    if (!replay_.build(m, stored_) || !replay_.prepare(m)) return false;
     if (keyed) {
       PodBuffer<std::uint64_t> words;
       if (replay_.save(words))
