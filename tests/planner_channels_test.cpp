@@ -95,7 +95,7 @@ void expect_plans(Platform& p) {
 
 TEST_CASE("every fixture catalog: default plans deliver every byte once, unflagged steps are channels; channels_only plans are channels") {
   std::vector<std::string> files;
-  for (const char* dir : {"catalogs/golden", "catalogs/format-1.0", "catalogs/format-1.1"})
+  for (const char* dir : {"catalogs/golden", "catalogs/format-1.0", "catalogs/format-1.1", "catalogs/format-1.2"})
     for (const auto& e : std::filesystem::directory_iterator(vp::test::fixture(dir)))
       if (e.path().extension() == ".vpcat") files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
