@@ -63,13 +63,18 @@ inline PlanStatus check_demand_value(double x, std::uint64_t s, std::uint64_t t)
   return {};
 }
 
-// Add the off-diagonal bytes v of [s][t] to `total`, unless v or the new
-// total would exceed 2^63 (then `total` is left unchanged).
-inline PlanStatus add_demand_bytes(std::uint64_t& total, std::uint64_t v, std::uint64_t s, std::uint64_t t) noexcept {
-  if (v <= kMaxDemandBytes - total) {
-    total += v;
-    return {};
-  }
+// Add the off-diagonal bytes v to `total`, unless v or the new total would
+// exceed 2^63: then false, `total` unchanged, and demand_overflow() words
+// the failure. (A bool, not a PlanStatus: this runs once per demand entry,
+// and a PlanStatus carries a 256-byte message.)
+inline bool add_demand_bytes(std::uint64_t& total, std::uint64_t v) noexcept {
+  if (v > kMaxDemandBytes - total) return false;
+  total += v;
+  return true;
+}
+
+// Why add_demand_bytes(total, v) refused v at [s][t].
+inline PlanStatus demand_overflow(std::uint64_t v, std::uint64_t s, std::uint64_t t) noexcept {
   char where[64];
   std::snprintf(where, sizeof where, "demand [%llu][%llu]", static_cast<unsigned long long>(s),
                 static_cast<unsigned long long>(t));
@@ -87,7 +92,7 @@ inline PlanStatus add_demand_bytes(std::uint64_t& total, std::uint64_t v, std::u
 // to 2^63, on the diagonal too (it never moves, but is stored as a count).
 inline PlanStatus check_demand_count(std::uint64_t v, std::uint64_t s, std::uint64_t t) noexcept {
   std::uint64_t none = 0;
-  return add_demand_bytes(none, v, s, t);
+  return add_demand_bytes(none, v) ? PlanStatus() : demand_overflow(v, s, t);
 }
 
 inline PlanStatus check_demand_count(double x, std::uint64_t s, std::uint64_t t) noexcept {
@@ -126,7 +131,7 @@ inline PlanStatus check_demand(const Demand& d, std::uint64_t catalog_gpus, std:
       for (std::uint64_t s = 0; s < n; ++s)
         for (std::uint64_t t = 0; t < n; ++t)
           if (s != t)
-            if (PlanStatus st = add_demand_bytes(sum, d.dense_u64()[s * n + t], s, t); !st.ok()) return st;
+            if (!add_demand_bytes(sum, d.dense_u64()[s * n + t])) return demand_overflow(d.dense_u64()[s * n + t], s, t);
       break;
     case Demand::Shape::dense_f64:
       for (std::uint64_t s = 0; s < n; ++s)
@@ -134,7 +139,7 @@ inline PlanStatus check_demand(const Demand& d, std::uint64_t catalog_gpus, std:
           const double x = d.dense_f64()[s * n + t];
           if (PlanStatus st = check_demand_value(x, s, t); !st.ok()) return st;
           if (s != t)
-            if (PlanStatus st = add_demand_bytes(sum, static_cast<std::uint64_t>(x), s, t); !st.ok()) return st;
+            if (!add_demand_bytes(sum, static_cast<std::uint64_t>(x))) return demand_overflow(static_cast<std::uint64_t>(x), s, t);
         }
       break;
     case Demand::Shape::sparse:
@@ -142,7 +147,7 @@ inline PlanStatus check_demand(const Demand& d, std::uint64_t catalog_gpus, std:
         const DemandEntry& e = d.entries()[k];
         if (PlanStatus st = check_demand_entry(e, k, n); !st.ok()) return st;
         if (e.src == e.dst) continue;
-        if (PlanStatus st = add_demand_bytes(sum, e.bytes, e.src, e.dst); !st.ok()) return st.with_entry(k);
+        if (!add_demand_bytes(sum, e.bytes)) return demand_overflow(e.bytes, e.src, e.dst).with_entry(k);
       }
       break;
     case Demand::Shape::none: break;

@@ -50,7 +50,7 @@ class RemainingDemand {
         for (std::size_t s = 0; s < n; ++s) {
           for (std::size_t t = 0; t < n; ++t) {
             const std::uint64_t v = s == t ? 0 : src[s * n + t];
-            if (PlanStatus st = add_demand_bytes(total_left_, v, s, t); !st.ok()) return st;
+            if (!add_demand_bytes(total_left_, v)) return demand_overflow(v, s, t);
             R_[s * n + t] = v;
           }
         }
@@ -63,7 +63,7 @@ class RemainingDemand {
             const double x = src[s * n + t];
             if (PlanStatus st = check_demand_value(x, s, t); !st.ok()) return st;
             const std::uint64_t v = s == t ? 0 : static_cast<std::uint64_t>(x);
-            if (PlanStatus st = add_demand_bytes(total_left_, v, s, t); !st.ok()) return st;
+            if (!add_demand_bytes(total_left_, v)) return demand_overflow(v, s, t);
             R_[s * n + t] = v;
           }
         }
@@ -75,8 +75,7 @@ class RemainingDemand {
         for (std::size_t k = 0; k < d.entry_count(); ++k) {
           if (PlanStatus st = check_demand_entry(e[k], k, n_, m.subset()); !st.ok()) return st;
           if (e[k].src == e[k].dst) continue;
-          if (PlanStatus st = add_demand_bytes(total_left_, e[k].bytes, e[k].src, e[k].dst); !st.ok())
-            return st.with_entry(k);
+          if (!add_demand_bytes(total_left_, e[k].bytes)) return demand_overflow(e[k].bytes, e[k].src, e[k].dst).with_entry(k);
           R_[std::size_t{e[k].src} * n + e[k].dst] += e[k].bytes;
         }
         break;
