@@ -2,9 +2,10 @@
 """Run vp-sim on the published figures of simulator/calibration/figures.json.
 
     scripts/calibrate.py [--bin DIR] [--model ideal|contention] [--contention FILE]
-                         [--figures FILE] [--check-upper-bound] [--check] [--fit]
+                         [--figures FILE] [--check-upper-bound] [--check] [--fit [--write-table OUT]]
 
-For every figure whose machine has a platform fixture and whose traffic is a
+For every figure whose machine has a platform (a node description beside the
+figures file, else in fixtures/platforms) and whose traffic is a
 vp-sim workload: vp-analyze builds the platform's catalog (in a temporary
 folder), vp-sim --json runs the figure's workload and scheduler, and the
 figure's metric is read from its output. Prints, per figure, the published
@@ -33,7 +34,21 @@ then narrowing around the best point to 1e-3 of the range), every
 parameter in turn until none moves. The table's values play no part. Prints each parameter's fitted
 value beside the table's, and exits 1 when a table value is further from
 its fit than 1 % of its range (the committed table must be the fit). The
-table is never rewritten: copy the values printed.
+table is never rewritten: copy the values printed, or give --write-table OUT.
+
+--write-table OUT (with --fit): write the table with its fitted values
+replaced by the fit, each one's source saying it was fitted on the figures
+file (its base name and the figures' ids and values), to OUT; exit 0 (no
+check of the table's values: OUT is the fit). When the figures file holds
+none of the ids the table's fitted_on names (an operator's own figures,
+scripts/measured_figures.py), every parameter with fitted_on is fitted
+jointly on the file's role-fit figures that run, and tested_on becomes its
+held-out figures that run; a parameter those figures do not move (the
+objective the same at both ends of its range, e.g. the AMD EPYC forwarder
+on a machine with no AMD EPYC) keeps its value and source, without
+fitted_on, and the output says so. When the fit figures are fewer distinct
+runs than the parameters they move, the output notes that the fit is one
+point of a valley, not determined.
 
 Metrics (docs/calibration-sources.md section 2 for the tools' definitions):
   receiver_sum_gbps  sum over receivers of bytes / their last arrival
@@ -85,6 +100,7 @@ def run(cmd):
 
 class Runner:
     def __init__(self, args, tmp):
+        self.figures_dir = os.path.dirname(os.path.abspath(args.figures))
         self.analyze = find_tool(args.bin, "vp-analyze", "tools/vp-analyze/vp-analyze")
         self.sim = find_tool(args.bin, "vp-sim", "tools/vp-sim/vp-sim")
         self.model = ["--model", args.model] + (["--contention", args.contention] if args.contention else [])
@@ -100,7 +116,9 @@ class Runner:
     def catalog(self, platform):
         if platform not in self.catalogs:
             out = os.path.join(self.tmp, platform.replace(".json", ".vpcat"))
-            run([self.analyze, "--input", os.path.join(ROOT, "fixtures", "platforms", platform), "--out", out])
+            beside = os.path.join(self.figures_dir, platform)
+            path = beside if os.path.isfile(beside) else os.path.join(ROOT, "fixtures", "platforms", platform)
+            run([self.analyze, "--input", path, "--out", out])
             self.catalogs[platform] = out
         return self.catalogs[platform]
 
@@ -213,6 +231,18 @@ def fit_table(runner, figures, table_path, tmp):
     params = [(p, o) for p, o in table_parameters(table) if "fitted_on" in o]
     if not params:
         raise SystemExit(f"calibrate.py: {table_path}: no parameter has fitted_on")
+    named = {i for _, o in params for i in o["fitted_on"] + o.get("tested_on", [])}
+    if not named & set(by_id):  # an operator's own figures: fit on all of them, test on the rest
+        fit_ids = [f["id"] for f in figures if f["role"] == "fit" and not why_not_run(f)]
+        held = [f["id"] for f in figures if f["role"] == "held_out" and not why_not_run(f)]
+        if not fit_ids:
+            raise SystemExit("calibrate.py: the figures file has no role-fit figure that runs")
+        for _, o in params:
+            o["fitted_on"] = list(fit_ids)
+            if held:
+                o["tested_on"] = list(held)
+            else:
+                o.pop("tested_on", None)
     ids = []
     for p, o in params:
         if "fit_range" not in o:
@@ -282,8 +312,66 @@ def fit_table(runner, figures, table_path, tmp):
                 moved = True
         if not moved:
             break
-    rows = [(p, original[p], o["value"], o["fit_range"]) for p, o in params]
-    return rows, best, ids
+    # A parameter the figures do not move (no figure's traffic meets it) is
+    # not fitted: the search left it at the low end of its range.
+    free = set()
+    for p, o in params:
+        v = o["value"]
+        lo, hi = o["fit_range"]
+        ends = []
+        for x in (lo, hi):
+            o["value"] = x
+            ends.append(objective())
+        o["value"] = v
+        if abs(ends[0] - ends[1]) < 1e-12 and abs(ends[0] - best) < 1e-12:
+            free.add(p)
+            o["value"] = original[p]
+    rows = [(p, original[p], None if p in free else o["value"], o["fit_range"]) for p, o in params]
+    return rows, best, ids, table
+
+
+def source_text(src):
+    """A figure's source in a few words: repo, file and lines, or issue/pull."""
+    parts = [src.get("repo", ""), src.get("commit", ""), src.get("file", ""), src.get("lines", "")]
+    if "issue" in src:
+        parts.append(f"issue {src['issue']}")
+    if "pull" in src:
+        parts.append(f"pull {src['pull']}")
+    return " ".join(x for x in parts if x)
+
+
+def write_table(out, table_path, table, fitted, objective, ids, figures, figures_path, valley=None):
+    """Write the fitted table to `out`: fitted values with their new source,
+    parameters the figures do not move as they were, without fitted_on."""
+    by_id = {f["id"]: f for f in figures}
+    name = os.path.basename(figures_path)
+    on = "; ".join(f"{i} {by_id[i]['published']:g} ({source_text(by_id[i]['source'])})" for i in ids)
+    params = dict(table_parameters(table))
+    for path, value, fit, (lo, hi) in fitted:
+        o = params[path]
+        if fit is None:
+            for k in ("fitted_on", "tested_on", "fit_range"):
+                o.pop(k, None)
+            o["source"] += (f"; not refitted by scripts/calibrate.py --fit --write-table on {name}: none of its "
+                            f"figures moves it (at the others' fitted values the objective is the same at {lo:g} and {hi:g})")
+            continue
+        o["value"] = round(fit, 4)
+        o["source"] = (f"fitted (scripts/calibrate.py --fit --write-table) on {name}, jointly with "
+                       f"{', '.join(p for p, _, f, _ in fitted if f is not None and p != path) or 'nothing else'}, "
+                       f"to its figures {on}; objective {objective:.5f}; "
+                       + (f"{valley}; " if valley else "")
+                       + f"replaces {value:g} of {os.path.basename(table_path)}")
+    table["description"] = (f"Written by scripts/calibrate.py --fit --write-table: {os.path.basename(table_path)} "
+                            f"with the values fitted on {name}. " + table.get("description", ""))
+    try:
+        with open(out, "w", encoding="utf-8") as f:
+            json.dump(table, f, indent=2)
+            f.write("\n")
+    except OSError as e:
+        sys.stderr.write(f"calibrate.py: {out}: cannot write it ({e})\n")
+        return 2
+    print(f"\nwrote {out}")
+    return 0
 
 
 def check_known_misses(rows):
@@ -319,6 +407,7 @@ def main(argv):
     p.add_argument("--check-upper-bound", action="store_true")
     p.add_argument("--check", action="store_true", help="every fitted or held-out figure within 10 %% or a known_miss")
     p.add_argument("--fit", action="store_true", help="fit the table's fitted parameters to their figures")
+    p.add_argument("--write-table", metavar="OUT", help="with --fit: write the table with the fitted values to OUT")
     args = p.parse_args(argv)
     if args.contention and args.model != "contention":
         p.error("--contention needs --model contention")
@@ -326,12 +415,14 @@ def main(argv):
         p.error("--check-upper-bound is a check of the ideal model")
     if (args.check or args.fit) and args.model != "contention":
         p.error("--check and --fit are checks of the contention model")
+    if args.write_table and not args.fit:
+        p.error("--write-table writes the table --fit fits: give --fit")
     figures = load_figures(args.figures)
     if args.fit:
         with tempfile.TemporaryDirectory(prefix="vp-calibrate-") as tmp:
             table = args.contention or default_table()
             try:
-                fitted, objective, ids = fit_table(Runner(args, tmp), figures, table, tmp)
+                fitted, objective, ids, written = fit_table(Runner(args, tmp), figures, table, tmp)
             except ToolError as e:
                 sys.stderr.write(f"calibrate.py: {e}\n")
                 return 4
@@ -340,9 +431,23 @@ def main(argv):
         print(f"{'parameter':<28} {'table':>8} {'fit':>8}  range")
         stale = []
         for path, value, fit, (lo, hi) in fitted:
+            if fit is None:
+                print(f"{path:<28} {value:>8.4f} {'-':>8}  [{lo:g}, {hi:g}]  not moved by these figures: kept")
+                continue
             print(f"{path:<28} {value:>8.4f} {fit:>8.4f}  [{lo:g}, {hi:g}]")
             if abs(value - fit) > 0.01 * (hi - lo):
                 stale.append(path)
+        by_id = {f["id"]: f for f in figures}
+        runs = {tuple(by_id[i].get(k) for k in ("platform", "gpus", "workload", "transfers", "sizes")) for i in ids}
+        moved = sum(1 for _, _, fit, _ in fitted if fit is not None)
+        valley = None
+        if len(runs) < moved:
+            valley = (f"{moved} parameters fitted on {len(runs)} distinct run{'s' if len(runs) > 1 else ''} "
+                      "(a p2pmark total and its score are one run): the fit is one point of a valley of equal "
+                      "objectives, not determined")
+            print(f"# note: {valley}; add runs that load the parameters apart")
+        if args.write_table:
+            return write_table(args.write_table, table, written, fitted, objective, ids, figures, args.figures, valley)
         if stale:
             print(f"\nFAIL: the table is not its fit for {', '.join(stale)} (copy the fitted values)")
             return 1
