@@ -8,7 +8,6 @@
 // (docs/planner.md "Expected time" states the tolerance and why).
 #include <doctest/doctest.h>
 
-#include <cmath>
 #include <string>
 #include <vector>
 
@@ -85,67 +84,4 @@ TEST_CASE("the estimator against the judge: a default plan's barrier-synchronise
       }
     }
   }
-}
-
-TEST_CASE("the shared step's expectation thins its busiest resources as the judge's sharing does") {
-  // The shared step alone (max_steps 1: no other candidate fits) on skewed
-  // demands under the committed contention table: its expectation (the
-  // plan's, over the 1.03 margin plan.hpp states) thins the busiest
-  // resources' crowding as transfers finish (thinning.hpp), so it is at most
-  // the initial-crowding estimate (estimate_us), within tolerance of the
-  // judge's max-min time, and closer to it on the whole; under the ideal
-  // model the two are equal.
-  const ContentionModel table = sim_cli::read_contention_file(std::string(VP_SOURCE_DIR) + "/simulator/contention.json");
-  std::size_t thinned_cases = 0;
-  double thinned_error = 0, initial_error = 0;  // sums of |log(judged / expected)| where thinning acted
-  for (const char* name : {"1n", "4n-switch", "h20-2n", "g6-3n"}) {
-    const plantest::Platform& p = plantest::platform(name);
-    const Topology t = catalog_topology(catalog::read_catalog(p.bytes), name);
-    vpcat::Planner planner;
-    REQUIRE(planner.init(p.view).ok());
-    const std::size_t n = t.gpus.size();
-    for (const bool contention : {false, true}) {
-      SimOptions so;
-      so.sync = SyncMode::barrier;
-      if (contention) so.contention = table;
-      vpcat::PlanOptions po;
-      po.machine = sim_cli::machine_model_of(so.contention, "the committed table");
-      po.max_steps = 1;
-      for (const double zipf : {0.8, 1.2}) {
-        MoeOptions mo;
-        mo.zipf_exponent = zipf;
-        for (const double pair_bytes : {131072.0, 4194304.0}) {
-          const Demand d = scaled(moe_dispatch_demand(n, mo), pair_bytes);
-          const std::vector<std::uint64_t> bytes = planner_demand(d);
-          vpcat::Plan plan;
-          REQUIRE(planner.plan(vpcat::Demand::dense(bytes.data(), n), po, plan).ok());
-          REQUIRE(plan.step_count() == 1);
-          REQUIRE(plan.step(0).shared == 1);
-          const double thinned = plan.expected_us() / 1.03, initial = planner.estimate_us(plan, po);
-          const double judged = simulate(t, plan_schedule(t, planner, plan), so).time_us;
-          INFO(std::string(name) << (contention ? ", contention" : ", ideal") << ", zipf " << zipf << ", " << pair_bytes
-                    << " B per pair: thinned " << thinned << " us, initial crowding " << initial << " us, judge "
-                    << judged << " us");
-          CHECK(thinned <= initial * (1 + 1e-9));
-          if (!contention) CHECK(thinned == doctest::Approx(initial).epsilon(1e-9));
-          // Within the tolerance of the test above: the judge's time may be
-          // longer (a transfer held back by two busy resources), hardly
-          // shorter.
-          CHECK(judged >= 0.98 * thinned);
-          CHECK(judged <= kAbove * thinned);
-          if (thinned < initial * (1 - 1e-6)) {
-            ++thinned_cases;
-            thinned_error += std::abs(std::log(judged / thinned));
-            initial_error += std::abs(std::log(judged / initial));
-          }
-        }
-      }
-    }
-  }
-  // The table's curves do thin some of these steps, and thinning brings the
-  // expectation closer to the judge on the whole.
-  CHECK(thinned_cases > 0);
-  MESSAGE("thinned in " << thinned_cases << " cases: mean |log(judge / expected)| " << thinned_error / static_cast<double>(thinned_cases)
-                        << " thinned, " << initial_error / static_cast<double>(thinned_cases) << " at the initial crowding");
-  CHECK(thinned_error < initial_error);
 }

@@ -16,8 +16,7 @@
 //
 // It is an expectation, not a bound: under max-min sharing a resource's
 // transfers leave as they finish and the rest speed up, and the count k
-// falls; the estimate takes the step's initial crowding throughout, but for
-// the shared step, whose busiest resources are thinned (thinning.hpp).
+// falls; the estimate takes the step's initial crowding throughout.
 //
 // Cost: O(route length) per transfer added; finish() visits only the
 // resources the step touched. Scratch sized once per catalog.
@@ -80,44 +79,6 @@ class StepEstimator {
     }
     to.transfers_ += transfers_;
     if (longest_solo_us_ > to.longest_solo_us_) to.longest_solo_us_ = longest_solo_us_;
-  }
-
-  // Before finish(): the step's floor (floor_us: its longest transfer
-  // alone, and every resource's bytes at its full capacity), and up to
-  // `max` resources of a node whose times at the step's initial crowding
-  // are the longest and above that floor, longest first (ids, their times
-  // in us); rest_us: the longest such time among the resources not listed
-  // (spine ones included), 0 if none. Thinning (thinning.hpp) can only
-  // shorten the listed ones, and never below the floor.
-  std::size_t hottest(const Resources& res, std::size_t max, std::size_t* ids, double* us, double& floor_us,
-                      double& rest_us) const noexcept {
-    floor_us = longest_solo_us_;
-    for (std::size_t r : touched_) {
-      const double t = bytes_[r] / (res.cap(r) * 1e3);
-      if (t > floor_us) floor_us = t;
-    }
-    std::size_t n = 0;
-    rest_us = 0.0;
-    for (std::size_t r : touched_) {
-      const double t = bytes_[r] / (res.delivered_gbps(r, count_[r], solo_[r]) * 1e3);
-      if (t <= floor_us) continue;
-      if (r >= res.spine_base()) {
-        if (t > rest_us) rest_us = t;
-        continue;
-      }
-      std::size_t at = n < max ? n++ : max;  // insertion into the sorted list
-      if (at == max) {
-        if (t <= us[max - 1]) {
-          if (t > rest_us) rest_us = t;
-          continue;
-        }
-        if (us[max - 1] > rest_us) rest_us = us[max - 1];
-        at = max - 1;
-      }
-      while (at > 0 && us[at - 1] < t) ids[at] = ids[at - 1], us[at] = us[at - 1], --at;
-      ids[at] = r, us[at] = t;
-    }
-    return n;
   }
 
   struct Result {

@@ -12,16 +12,12 @@
 // rate. Measured against the simulator's ideal max-min model on the
 // evaluation platforms (docs/evaluation.md), fan-out finished within 1-7% of
 // that figure, so expected_us() returns it with kMargin; it is the step's
-// expected_us, an expectation, not a bound. Under a model whose curves lose
-// throughput to crowding, the busiest resources' times are thinned
-// (thinning.hpp: the crowding falls as transfers finish) when the payloads
-// differ in size. The planner (planner.hpp) compares it with the other
-// candidates' expected times.
+// expected_us, an expectation, not a bound. The planner (planner.hpp)
+// compares it with the other candidates' expected times.
 //
 // Cost: a pass over the non-zero payloads per call of expected_us() (two
-// with nic_loopback: one per set of routes; one more where it thins) or
-// emit(), O(payloads x route length), and the thinned resources' sorts;
-// scratch sized once per catalog.
+// with nic_loopback: one per set of routes) or emit(), O(payloads x route
+// length); scratch sized once per catalog.
 #pragma once
 
 #include <cstddef>
@@ -33,7 +29,6 @@
 #include "vpcat/planner/detail/cluster_model.hpp"
 #include "vpcat/planner/detail/resources.hpp"
 #include "vpcat/planner/detail/estimator.hpp"
-#include "vpcat/planner/detail/thinning.hpp"
 #include "vpcat/planner/plan.hpp"
 #include "vpcat/planner/status.hpp"
 
@@ -46,7 +41,7 @@ class SharedStep {
   // Size the scratch; false when memory is short.
   bool prepare(const ClusterModel& m, const Resources& res) noexcept {
     n_ = m.gpu_count();
-    return estimator_.prepare(res) && thinning_.prepare(m, res);
+    return estimator_.prepare(res);
   }
 
   // Per plan() call, before any other use: the resources (capacities and
@@ -155,41 +150,17 @@ class SharedStep {
     return kMargin * now_.us;
   }
 
-  // The step's expectation; its busiest resources thinned (thinning.hpp)
-  // when the payloads differ in size and the model loses throughput to the
-  // crowding of one of them: then a second pass over the payloads.
   StepEstimator::Result estimate(const ClusterModel& m, const std::uint64_t* R, double latency_us) noexcept {
     estimator_.begin();
-    std::uint64_t least = ~std::uint64_t{0}, most = 0;
     for_each_payload(m, R, [&](const RouteRef& p, std::uint64_t bytes, double solo) {
       estimator_.add(m, *res_, p, bytes, solo);
-      least = bytes < least ? bytes : least;
-      most = bytes > most ? bytes : most;
     });
-    std::size_t ids[Thinning::kMaxResources];
-    double initial[Thinning::kMaxResources], floor_us = 0.0, rest_us = 0.0;
-    const std::size_t hot =
-        least < most ? estimator_.hottest(*res_, Thinning::kMaxResources, ids, initial, floor_us, rest_us) : 0;
-    if (hot > 0) {
-      thinning_.begin(*res_, ids, hot);
-      for_each_payload(m, R, [&](const RouteRef& p, std::uint64_t bytes, double solo) {
-        thinning_.add(m, *res_, p, bytes, solo);
-      });
-    }
-    StepEstimator::Result out = estimator_.finish(*res_, latency_us);
-    if (hot > 0) {
-      double busiest = thinning_.finish(*res_, initial);
-      if (floor_us > busiest) busiest = floor_us;
-      if (rest_us > busiest) busiest = rest_us;
-      out.us = latency_us + busiest;
-    }
-    return out;
+    return estimator_.finish(*res_, latency_us);
   }
 
   std::uint32_t n_ = 0;
   const Resources* res_ = nullptr;  // begin_call()
   StepEstimator estimator_;
-  Thinning thinning_;
   StepEstimator::Result now_;  // the routes chosen (looping_ says which)
   bool loopback_ = false;      // loopbacks allowed (begin_call)
   bool looping_ = false;       // the routes of now_ loop
