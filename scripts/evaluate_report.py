@@ -73,6 +73,12 @@ def workload_key(w):
     return (9, 0, 0), w
 
 
+def platform_of(doc):
+    """The platform a run's JSON is of: its catalog's name, less the "@model" that evaluate.sh gives the copy
+    told the model it is judged under (vp-catalog set-model: pcie-1n@ideal.vpcat is pcie-1n)."""
+    return os.path.splitext(os.path.basename(doc["catalog"]))[0].split("@")[0]
+
+
 def load(results_dir, platforms):
     cases = {}
     if not os.path.isdir(results_dir):
@@ -80,7 +86,7 @@ def load(results_dir, platforms):
     for path in glob.glob(os.path.join(results_dir, "*.json")):
         with open(path, encoding="utf-8") as f:
             doc = json.load(f)
-        plat = os.path.splitext(os.path.basename(doc["catalog"]))[0]
+        plat = platform_of(doc)
         cases[(plat, doc["workload"])] = doc
     workloads = sorted({w for (_, w) in cases}, key=lambda w: workload_key(w)[0])
     return cases, workloads
@@ -172,10 +178,10 @@ def sizes_section(w, results, platforms):
     w("| platform | workload | size per rank | best | best busbw GB/s | VarioPath busbw GB/s | VarioPath / best |")
     w("|---|---|---|---|---|---|---|")
     order = {p: i for i, p in enumerate(platforms)}
-    docs.sort(key=lambda d: (order.get(os.path.splitext(os.path.basename(d["catalog"]))[0], 99),
+    docs.sort(key=lambda d: (order.get(platform_of(d), 99),
                              workload_key(d["workload"])[0]))
     for d in docs:
-        plat = os.path.splitext(os.path.basename(d["catalog"]))[0]
+        plat = platform_of(d)
         for entry in d["per_size"]:
             res = {k: v for k, v in entry["results"].items() if "time_us" in v and not v.get("hypothetical")}
             if "variopath" not in res:
