@@ -326,15 +326,16 @@ TEST_CASE("the replay cycle kept across planners: taken, the same plans, and bad
   REQUIRE(part.plan(vpcat::Demand::dense(uh.data(), p.gpus / 2), o, x).ok());
   REQUIRE(part_alone.plan(vpcat::Demand::dense(uh.data(), p.gpus / 2), o, y).ok());
   check_same_transfers(x, y);
-  // Words that hold no cycle of this type (a role's GPU out of range, a
-  // count that does not add up) leave the replay off: the search plans, and
-  // every plan is still a channel plan delivering every byte.
-  for (int bad = 0; bad < 2; ++bad) {
+  // Words that hold no cycle of this type (a role's GPU or NIC out of
+  // range, a count that does not add up) leave the replay off: the search
+  // plans, and every plan is still a channel plan delivering every byte.
+  for (int bad = 0; bad < 3; ++bad) {
     // Replay::save's layout: 1 round, 0 options, 1 role; the round's one
-    // network role (first 0, count 1), no option; the role GPU 99 -> 0 at
-    // 25 GB/s.
-    std::vector<std::uint64_t> w = {1, 0, 1, 1, 0, std::uint64_t{99} << 48, 0x4039000000000000ull, 0x3f04f8b588e368f1ull};
-    if (bad == 1) w[0] = 5, w[5] = 0;  // a valid role, but five rounds in the words of one
+    // network role (first 0, count 1), no option; the role GPU 99 -> 1
+    // through NICs 0 and 0.
+    std::vector<std::uint64_t> w = {1, 0, 1, 1, 0, std::uint64_t{99} << 48 | std::uint64_t{1} << 32};
+    if (bad == 1) w[0] = 5, w[5] = std::uint64_t{1} << 32;           // a valid role, five rounds in the words of one
+    if (bad == 2) w[5] = std::uint64_t{1} << 32 | std::uint64_t{77} << 16;  // GPU 0 -> 1 from NIC 77 of 4
     vpcat::DerivedPatterns planted;
     // Under every flavour (the cycle's kind: one node, switch, rails), so
     // that the planner's key for this node type (catalog type 0, its eight

@@ -47,7 +47,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 
 #include "vpcat/planner/detail/buffer.hpp"
@@ -144,11 +143,12 @@ class Replay {
   }
 
   // The cycle as words (for DerivedPatterns): the round, option and role
-  // counts, then each round (2 words), option (1) and role (3); no rounds
-  // when the cycle was not kept (too long) or the cluster has none.
+  // counts, then each round (2 words), option (1) and role (1: its GPUs and
+  // NICs; the rates are the model's, recomputed by load); no rounds when
+  // the cycle was not kept (too long) or the cluster has none.
   bool save(PodBuffer<std::uint64_t>& out) const noexcept {
     out.clear();
-    const std::size_t words = 3 + 2 * rounds_.size() + options_.size() + 3 * roles_.size();
+    const std::size_t words = 3 + 2 * rounds_.size() + options_.size() + roles_.size();
     if (!out.reserve(words)) return false;
     out.push_back(rounds_.size());
     out.push_back(options_.size());
@@ -158,34 +158,35 @@ class Replay {
       out.push_back(std::uint64_t{r.opt_first} << 32 | r.opts);
     }
     for (const Option& o : options_) out.push_back(std::uint64_t{o.first} << 32 | o.count);
-    for (const Role& r : roles_) {
+    for (const Role& r : roles_)
       out.push_back(std::uint64_t{r.g} << 48 | std::uint64_t{r.h} << 32 | std::uint64_t{r.i} << 16 | r.j);
-      out.push_back(bits_of(r.gbps));
-      out.push_back(bits_of(r.us_per_byte));
-    }
     return true;
   }
   // The cycle `save` wrote for a cluster of the same node type and
-  // flavour, finished for `m` (its node matchings). Words that do not
-  // hold a cycle of this type (bad counts, a role or option out of range)
-  // leave the replay off: the search plans every step. False only when
-  // memory is short.
+  // flavour, finished for `m` (its node matchings), every role's rate
+  // taken from `m`. Words that do not hold a cycle of this type (counts
+  // that do not add up, a range past its array, a GPU or NIC out of range
+  // or a NIC the type cannot use, a network role in a round of one node, a
+  // peer role with a NIC or from a GPU to itself) leave the replay off: the
+  // search plans every step. False only when memory is short.
   bool load(const ClusterModel& m, const std::uint64_t* w, std::size_t count) noexcept {
     *this = Replay();
     const std::uint32_t f = flavour(m);
     if (f == 0 || count < 3) return true;
     network_ = (f & kNetwork) != 0;
     const std::uint64_t nr = w[0], no = w[1], nl = w[2];
-    if (nr > count || no > count || nl > count || 3 + 2 * nr + no + 3 * nl != count) return true;
+    if (nr > count || no > count || nl > count || 3 + 2 * nr + no + nl != count) return true;
     if (nr == 0) return true;
     if (!rounds_.reserve(nr) || !options_.reserve(no) || !roles_.reserve(nl)) return false;
     const std::uint64_t* x = w + 3;
-    const std::uint32_t G = m.type(m.node(0).type).gpus;
+    const TypeModel& t = m.type(m.node(0).type);
+    auto usable = [&](std::uint16_t k) { return k < t.nics && (t.usable_mask >> k & 1u) != 0; };
     bool valid = true;
     for (std::uint64_t k = 0; k < nr; ++k, x += 2) {
       const Round r{static_cast<std::uint32_t>(x[0] >> 32), static_cast<std::uint32_t>(x[0]),
                     static_cast<std::uint32_t>(x[1] >> 32), static_cast<std::uint32_t>(x[1])};
-      valid = valid && std::uint64_t{r.net_first} + r.net <= nl && std::uint64_t{r.opt_first} + r.opts <= no;
+      valid = valid && std::uint64_t{r.net_first} + r.net <= nl && std::uint64_t{r.opt_first} + r.opts <= no &&
+              (network_ || r.net == 0);
       rounds_.push_back(r);
     }
     for (std::uint64_t k = 0; k < no; ++k, ++x) {
@@ -193,13 +194,28 @@ class Replay {
       valid = valid && std::uint64_t{o.first} + o.count <= nl;
       options_.push_back(o);
     }
-    for (std::uint64_t k = 0; k < nl; ++k, x += 3) {
-      Role r{static_cast<std::uint16_t>(x[0] >> 48), static_cast<std::uint16_t>(x[0] >> 32),
-             static_cast<std::uint16_t>(x[0] >> 16), static_cast<std::uint16_t>(x[0])};
-      r.gbps = double_of(x[1]);
-      r.us_per_byte = double_of(x[2]);
-      valid = valid && r.g < G && r.h < G && r.gbps > 0.0;
+    for (std::uint64_t k = 0; k < nl; ++k, ++x) {
+      const Role r{static_cast<std::uint16_t>(*x >> 48), static_cast<std::uint16_t>(*x >> 32),
+                   static_cast<std::uint16_t>(*x >> 16), static_cast<std::uint16_t>(*x)};
+      valid = valid && r.g < t.gpus && r.h < t.gpus;
       roles_.push_back(r);
+    }
+    // Network roles have usable NICs at both ends; peer roles none.
+    for (std::size_t k = 0; valid && k < rounds_.size(); ++k)
+      for (std::uint32_t e = rounds_[k].net_first; valid && e < rounds_[k].net_first + rounds_[k].net; ++e) {
+        Role& r = roles_[e];
+        valid = usable(r.i) && usable(r.j);
+        if (valid) r.gbps = min2(m.gn(t, r.g, r.i).gbps, m.ng(t, r.j, r.h).gbps);
+      }
+    for (std::size_t k = 0; valid && k < options_.size(); ++k)
+      for (std::uint32_t e = options_[k].first; valid && e < options_[k].first + options_[k].count; ++e) {
+        Role& r = roles_[e];
+        valid = r.i == kNoNic && r.j == kNoNic && r.g != r.h;
+        if (valid) r.gbps = m.gg(t, r.g, r.h).gbps;
+      }
+    for (std::size_t e = 0; valid && e < roles_.size(); ++e) {
+      valid = roles_[e].gbps > 0.0;  // every role is some round's or option's, at a rate
+      if (valid) roles_[e].us_per_byte = 1.0 / (roles_[e].gbps * 1e3);
     }
     if (!valid) {
       *this = Replay();
@@ -271,17 +287,6 @@ class Replay {
   struct Option {
     std::uint32_t first, count;  // roles_[first, first + count): peer-to-peer roles
   };
-
-  static std::uint64_t bits_of(double v) noexcept {
-    std::uint64_t b;
-    std::memcpy(&b, &v, sizeof b);
-    return b;
-  }
-  static double double_of(std::uint64_t b) noexcept {
-    double v;
-    std::memcpy(&v, &b, sizeof v);
-    return v;
-  }
 
   // The cluster's part of a cycle: the most network rate one node's flows
   // of one round carry (each role at most the slowest spine), and the node
