@@ -236,11 +236,7 @@ TEST_CASE("the replay: where its cycle pays, and what it costs against the searc
   // channels (check_plan); the replay is deterministic.
   CHECK(check_plan(sw, u, replayed) == "");
   const vpcat::Plan again = plan_of(sw, u, true);
-  REQUIRE(again.transfer_count() == replayed.transfer_count());
-  for (std::size_t k = 0; k < again.transfer_count(); ++k) {
-    const vpcat::PlanTransfer &x = again.step_transfers(0)[k], &y = replayed.step_transfers(0)[k];
-    CHECK((x.src == y.src && x.dst == y.dst && x.bytes == y.bytes && x.src_nic == y.src_nic && x.dst_nic == y.dst_nic));
-  }
+  CHECK(plan_difference(again, replayed) == "");
 }
 
 TEST_CASE("the replay on the 256-GPU leaf/spine platform") {
@@ -275,21 +271,6 @@ TEST_CASE("the replay: its cycle is built by init, and skewed demands are left t
   CHECK(a.expected_us() == b.expected_us());
 }
 
-namespace {
-
-void check_same_transfers(const vpcat::Plan& x, const vpcat::Plan& y) {
-  REQUIRE(x.step_count() == y.step_count());
-  REQUIRE(x.transfer_count() == y.transfer_count());
-  CHECK(x.expected_us() == y.expected_us());
-  for (std::size_t k = 0; k < x.transfer_count(); ++k) {
-    const vpcat::PlanTransfer &a = x.step_transfers(0)[k], &b = y.step_transfers(0)[k];
-    CHECK((a.src == b.src && a.dst == b.dst && a.bytes == b.bytes && a.src_nic == b.src_nic &&
-           a.dst_nic == b.dst_nic));
-  }
-}
-
-}  // namespace
-
 TEST_CASE("the replay cycle kept across planners: taken, the same plans, and bad words refused") {
   const Platform& p = platform("4n-switch");
   const Matrix u = uniform(p.gpus, 1 << 20);
@@ -309,7 +290,7 @@ TEST_CASE("the replay cycle kept across planners: taken, the same plans, and bad
   CHECK(second.replay_rounds() == 16);
   vpcat::Plan taken;
   REQUIRE(second.plan(vpcat::Demand::dense(u.data(), p.gpus), o, taken).ok());
-  check_same_transfers(reference, taken);
+  CHECK(plan_difference(reference, taken) == "");
   // A job of two of the four nodes (whole, in order) keys the same cycle:
   // it takes it, and builds only its node matchings.
   std::vector<std::uint64_t> first_half(p.gpus / 2);
@@ -325,7 +306,7 @@ TEST_CASE("the replay cycle kept across planners: taken, the same plans, and bad
   vpcat::Plan x, y;
   REQUIRE(part.plan(vpcat::Demand::dense(uh.data(), p.gpus / 2), o, x).ok());
   REQUIRE(part_alone.plan(vpcat::Demand::dense(uh.data(), p.gpus / 2), o, y).ok());
-  check_same_transfers(x, y);
+  CHECK(plan_difference(x, y) == "");
   // Words that hold no cycle of this type (a role's GPU or NIC out of
   // range, a count that does not add up) leave the replay off: the search
   // plans, and every plan is still a channel plan delivering every byte.

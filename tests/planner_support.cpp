@@ -259,6 +259,23 @@ std::vector<StepCopy> copy_steps(const vpcat::Plan& plan) {
   return out;
 }
 
+std::string plan_difference(const vpcat::Plan& a, const vpcat::Plan& b) {
+  if (a.step_count() != b.step_count()) return fmt::format("{} steps against {}", a.step_count(), b.step_count());
+  if (a.expected_us() != b.expected_us()) return fmt::format("expected {} us against {}", a.expected_us(), b.expected_us());
+  for (std::size_t i = 0; i < a.step_count(); ++i) {
+    if (a.step(i).count != b.step(i).count)
+      return fmt::format("step {}: {} transfers against {}", i, a.step(i).count, b.step(i).count);
+    for (std::uint32_t k = 0; k < a.step(i).count; ++k) {
+      const vpcat::PlanTransfer &x = a.step_transfers(i)[k], &y = b.step_transfers(i)[k];
+      if (!(x.src == y.src && x.dst == y.dst && x.bytes == y.bytes && x.src_nic == y.src_nic &&
+            x.dst_nic == y.dst_nic && x.origin == y.origin && x.final == y.final))
+        return fmt::format("step {} transfer {}: {}->{} {} bytes (NICs {},{}) against {}->{} {} bytes (NICs {},{})", i, k,
+                           x.src, x.dst, x.bytes, x.src_nic, x.dst_nic, y.src, y.dst, y.bytes, y.src_nic, y.dst_nic);
+    }
+  }
+  return "";
+}
+
 std::string check_plan(const Platform& p, const Matrix& demand, const vpcat::Plan& plan, const CheckOptions& opts) {
   const std::uint32_t n = p.gpus;
   if (plan.gpus() != n) return fmt::format("plan.gpus() is {}, expected {}", plan.gpus(), n);

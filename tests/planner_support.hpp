@@ -118,6 +118,11 @@ struct StepCopy {
   bool shared = false;      // the shared step
 };
 std::vector<StepCopy> copy_steps(const vpcat::Plan& plan);
+
+// "" when two plans are the same transfer for transfer (steps, their
+// transfers with ends, NICs, origins and finals, and the expected time);
+// otherwise the first difference, in words.
+std::string plan_difference(const vpcat::Plan& a, const vpcat::Plan& b);
 std::string check_steps(const Platform& p, const Matrix& demand, const std::vector<StepCopy>& steps,
                         const CheckOptions& opts = {});
 

@@ -121,13 +121,10 @@ class DerivedPatterns {
                   F&& f) const noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
     if (catalog.data() != catalog_) return false;
-    for (std::size_t i = 0; i < cycles_.size(); ++i) {
-      const Cycle& c = cycles_[i];
-      if (c.catalog_type != catalog_type || c.held != held || c.flavour != flavour) continue;
-      f(static_cast<const std::uint64_t*>(cycle_words_.data() + c.first), c.count);
-      return true;
-    }
-    return false;
+    const std::size_t i = cycle_index(catalog_type, held, flavour);
+    if (i == cycles_.size()) return false;
+    f(static_cast<const std::uint64_t*>(cycle_words_.data() + cycles_[i].first), cycles_[i].count);
+    return true;
   }
   // Keeps a copy of a cycle's words; false when not kept (bounds, memory,
   // already kept); harmless.
@@ -135,9 +132,7 @@ class DerivedPatterns {
                     const std::uint64_t* words, std::size_t count) noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
     if (catalog.data() != catalog_) reset(catalog.data());
-    for (std::size_t i = 0; i < cycles_.size(); ++i)
-      if (cycles_[i].catalog_type == catalog_type && cycles_[i].held == held && cycles_[i].flavour == flavour)
-        return false;
+    if (cycle_index(catalog_type, held, flavour) != cycles_.size()) return false;
     if (cycles_.size() >= kMaxCycles || cycle_words_.size() + count > kMaxCycleWords) return false;
     if (!cycle_words_.reserve(cycle_words_.size() + count) || !cycles_.reserve(cycles_.size() + 1)) return false;
     const Cycle c{catalog_type, flavour, held, cycle_words_.size(), count};
@@ -158,6 +153,14 @@ class DerivedPatterns {
     std::uint64_t held = 0;
     std::size_t first = 0, count = 0;  // cycle_words_[first, first + count)
   };
+  // The kept cycle of this key, or cycles_.size(); under the lock.
+  std::size_t cycle_index(std::uint32_t catalog_type, std::uint64_t held, std::uint32_t flavour) const noexcept {
+    std::size_t i = 0;
+    while (i < cycles_.size() &&
+           !(cycles_[i].catalog_type == catalog_type && cycles_[i].held == held && cycles_[i].flavour == flavour))
+      ++i;
+    return i;
+  }
   Entry entry(const Stored& s) const noexcept {
     Entry e;
     e.catalog_type = s.catalog_type, e.gpus = s.gpus, e.nics = s.nics, e.reps = s.reps;

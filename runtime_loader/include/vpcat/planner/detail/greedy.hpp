@@ -65,32 +65,35 @@ class Greedy : public LocalMapping {
   bool prepare_replay(const ClusterModel& m, const CatalogView& cat, const SubsetLayout& layout,
                       DerivedPatterns* kept) noexcept {
     const std::uint32_t f = Replay::flavour(m);
+    // The key: the node type's catalog type and held GPUs, when ascending.
+    std::uint32_t catalog_type = 0;
     std::uint64_t held = 0;
     bool keyed = kept != nullptr && f != 0;
     if (keyed) {
       const SubsetLayout::Type& lt = layout.type(layout.node(0).type);
       const std::uint16_t* h = layout.held(lt);
+      catalog_type = lt.catalog_type;
       for (std::uint32_t g = 0; g < lt.gpus && keyed; ++g) {
         keyed = h[g] < 64 && (g == 0 || h[g] > h[g - 1]);
-        if (keyed) held |= std::uint64_t{1} << h[g];
+        held |= std::uint64_t{1} << (h[g] & 63);
       }
-      // Copied under the kept object's lock, loaded (node matchings built) outside it.
-      PodBuffer<std::uint64_t> words;
-      bool found = false, copied = true;
-      if (keyed)
-        found = kept->find_cycle(cat, lt.catalog_type, held, f, [&](const std::uint64_t* w, std::size_t n) {
-          copied = words.resize(n);
-          for (std::size_t i = 0; copied && i < n; ++i) words[i] = w[i];
-        });
-      if (found) return copied && replay_.load(m, words.data(), words.size()) && replay_.prepare(m);
     }
-    if (!replay_.build(m, stored_) || !replay_.prepare(m)) return false;
-    if (keyed) {
-      PodBuffer<std::uint64_t> words;
-      if (replay_.save(words))
-        kept->insert_cycle(cat, layout.type(layout.node(0).type).catalog_type, held, f, words.data(), words.size());
+    // A kept cycle is copied under the kept object's lock and loaded (node
+    // matchings built) outside it.
+    PodBuffer<std::uint64_t> words;
+    bool found = false, ok = true;
+    if (keyed)
+      found = kept->find_cycle(cat, catalog_type, held, f, [&](const std::uint64_t* w, std::size_t n) {
+        ok = words.resize(n);
+        for (std::size_t i = 0; ok && i < n; ++i) words[i] = w[i];
+      });
+    if (found) {
+      ok = ok && replay_.load(m, words.data(), words.size());
+    } else {
+      ok = replay_.build(m, stored_);
+      if (ok && keyed && replay_.save(words)) kept->insert_cycle(cat, catalog_type, held, f, words.data(), words.size());
     }
-    return true;
+    return ok && replay_.prepare(m);  // the scratch, after build or load reset the replay
   }
   const Replay& replay() const noexcept { return replay_; }
 

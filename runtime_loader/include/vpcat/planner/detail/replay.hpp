@@ -203,20 +203,16 @@ class Replay {
     // Network roles have usable NICs at both ends; peer roles none.
     for (std::size_t k = 0; valid && k < rounds_.size(); ++k)
       for (std::uint32_t e = rounds_[k].net_first; valid && e < rounds_[k].net_first + rounds_[k].net; ++e) {
-        Role& r = roles_[e];
-        valid = usable(r.i) && usable(r.j);
-        if (valid) r.gbps = min2(m.gn(t, r.g, r.i).gbps, m.ng(t, r.j, r.h).gbps);
+        valid = usable(roles_[e].i) && usable(roles_[e].j);
+        if (valid) roles_[e] = rated(m, t, roles_[e]);
       }
     for (std::size_t k = 0; valid && k < options_.size(); ++k)
       for (std::uint32_t e = options_[k].first; valid && e < options_[k].first + options_[k].count; ++e) {
-        Role& r = roles_[e];
-        valid = r.i == kNoNic && r.j == kNoNic && r.g != r.h;
-        if (valid) r.gbps = m.gg(t, r.g, r.h).gbps;
+        valid = roles_[e].i == kNoNic && roles_[e].j == kNoNic && roles_[e].g != roles_[e].h;
+        if (valid) roles_[e] = rated(m, t, roles_[e]);
       }
-    for (std::size_t e = 0; valid && e < roles_.size(); ++e) {
-      valid = roles_[e].gbps > 0.0;  // every role is some round's or option's, at a rate
-      if (valid) roles_[e].us_per_byte = 1.0 / (roles_[e].gbps * 1e3);
-    }
+    // Every role is some round's or option's, so rated.
+    for (std::size_t e = 0; valid && e < roles_.size(); ++e) valid = roles_[e].gbps > 0.0;
     if (!valid) {
       *this = Replay();
       return true;
@@ -287,6 +283,14 @@ class Replay {
   struct Option {
     std::uint32_t first, count;  // roles_[first, first + count): peer-to-peer roles
   };
+
+  // r with its rate: the solo rate of its local routes, GPU -> NIC i and
+  // NIC j -> GPU for a network role, GPU -> GPU for a peer role.
+  static Role rated(const ClusterModel& m, const TypeModel& t, Role r) noexcept {
+    r.gbps = r.i == kNoNic ? m.gg(t, r.g, r.h).gbps : min2(m.gn(t, r.g, r.i).gbps, m.ng(t, r.j, r.h).gbps);
+    r.us_per_byte = 1.0 / (r.gbps * 1e3);
+    return r;
+  }
 
   // The cluster's part of a cycle: the most network rate one node's flows
   // of one round carry (each role at most the slowest spine), and the node
@@ -457,10 +461,8 @@ class Replay {
         const std::uint32_t y = (x + rho) % in.U;
         const std::int16_t g = in.send_at[q * U + x], h = in.recv_at[q * U + y];
         if (g < 0 || h < 0) continue;
-        Role role{static_cast<std::uint16_t>(g), static_cast<std::uint16_t>(h), in.usable[x], in.usable[y]};
-        role.gbps = min2(m.gn(t, role.g, role.i).gbps, m.ng(t, role.j, role.h).gbps);
-        role.us_per_byte = 1.0 / (role.gbps * 1e3);
-        if (!roles_.push_back(role)) return false;
+        const Role role{static_cast<std::uint16_t>(g), static_cast<std::uint16_t>(h), in.usable[x], in.usable[y]};
+        if (!roles_.push_back(rated(m, t, role))) return false;
         ++rd.net;
       }
     }
@@ -475,10 +477,7 @@ class Replay {
       if (!same) continue;
       Option o{static_cast<std::uint32_t>(roles_.size()), 0};
       for (std::uint32_t e = in.peer_first[*it]; e < in.peer_first[*it + 1]; ++e, ++o.count) {
-        Role role = in.peers[e];
-        role.gbps = m.gg(t, role.g, role.h).gbps;
-        role.us_per_byte = 1.0 / (role.gbps * 1e3);
-        if (!roles_.push_back(role)) return false;
+        if (!roles_.push_back(rated(m, t, in.peers[e]))) return false;  // a peer role: no NICs
       }
       if (!options_.push_back(o)) return false;
       ++rd.opts;
