@@ -3,7 +3,10 @@
 // CPU time per call (warm: one Planner and one Plan reused, the median of
 // --calls calls; first: the first plan of a fresh Planner into a fresh
 // Plan), Planner::init (building the replay cycle, kept in a
-// DerivedPatterns) and a second planner's init taking the kept cycle, the plan's size and the peak memory the case adds,
+// DerivedPatterns) and a second planner's init taking the kept cycle, the plan's size and the peak memory the case adds;
+// the same plan made compact (PlanOptions::compact: warm time, size, peak,
+// and the CPU time one GPU takes to expand its own part of every step with
+// Planner::gpu_transfers, as a rank of an executor would),
 // and FAST's own scheduler (MangoBoost/FAST) on the same matrices in the
 // same run, called as its flash.cpp calls it: one scheduler kept, each call
 // update_global_scheduler + run_scheduler (reused), the first call
@@ -175,7 +178,8 @@ struct Result {
   bool ok = false;
   char error[160] = {};
   double warm_s = 0, first_s = 0, init_s = 0, init_kept_s = 0, peak_mb = 0, plan_mb = 0, expected_ms = 0;
-  std::uint64_t steps = 0, transfers = 0;
+  double part_s = 0;  // compact: GPU 0 expanding its part of every step
+  std::uint64_t steps = 0, transfers = 0, generated = 0;
   std::uint32_t calls = 0;
 };
 
@@ -237,10 +241,12 @@ std::vector<std::uint64_t> demand(std::uint32_t n, const std::string& workload) 
   return d;
 }
 
-Result ours(const vpcat::CatalogView& view, const std::vector<std::uint64_t>& d, std::uint32_t n, const Args& a) {
+Result ours(const vpcat::CatalogView& view, const std::vector<std::uint64_t>& d, std::uint32_t n, const Args& a,
+            bool compact) {
   Result r;
   const double base = start_peak();
-  const vpcat::PlanOptions o;  // the default plan
+  vpcat::PlanOptions o;  // the default plan
+  o.compact = compact;
   const vpcat::Demand dem = vpcat::Demand::dense(d.data(), n);
   // init with a DerivedPatterns, which keeps the replay cycle it builds;
   // then a second planner's init, which takes it (a job's next membership,
@@ -273,10 +279,22 @@ Result ours(const vpcat::CatalogView& view, const std::vector<std::uint64_t>& d,
   r.warm_s = median(warm);
   r.calls = static_cast<std::uint32_t>(warm.size());
   r.steps = plan.step_count();
+  r.generated = plan.generated_steps();
   r.transfers = plan.transfer_count();
   r.plan_mb = static_cast<double>(plan.transfer_count() * sizeof(vpcat::PlanTransfer) +
                                   plan.step_count() * sizeof(vpcat::PlanStep)) / 1e6;
   r.expected_ms = plan.expected_us() / 1e3;
+  if (compact) {  // GPU 0's part of every step, from its own row and column
+    std::vector<std::uint64_t> sends(d.begin(), d.begin() + n), receives(n);
+    for (std::uint32_t g = 0; g < n; ++g) receives[g] = d[std::size_t{g} * n];
+    std::vector<vpcat::PlanTransfer> part(2 * std::size_t{n});
+    std::uint64_t got = 0;
+    t = cpu_s();
+    for (std::size_t i = 0; i < plan.step_count(); ++i)
+      got += planner.gpu_transfers(plan, i, 0, sends.data(), receives.data(), part.data(), part.size());
+    r.part_s = cpu_s() - t;
+    if (got == 0 && plan.step_count() > 0) throw std::runtime_error("GPU 0 has no transfer in the plan");
+  }
   r.peak_mb = peak_mb(base);
   r.ok = true;
   return r;
@@ -359,8 +377,9 @@ int main(int argc, char** argv) {
   if (a.fast.empty()) std::printf("# FAST: skipped (no --fast folder; scripts/build_fast_shim.sh builds one)\n");
   std::printf(
       "\n| GPUs | workload | ours warm | ours first | first / warm | init | init kept | steps | transfers | plan MB | ours peak MB "
+      "| compact warm | compact steps | compact plan MB | compact peak MB | GPU 0's part "
       "| FAST reused | FAST first | FAST steps | FAST peak MB | FAST reused / ours |\n"
-      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const std::uint32_t n : a.gpus) {
     vp::AnalysisRequest req;
     req.input = kFixtures + "/platforms/pcie-gen4-2s4sw8g.json";
@@ -387,7 +406,8 @@ int main(int argc, char** argv) {
     const bool have_fast = !lib.empty() && access(lib.c_str(), R_OK) == 0;
     for (const std::string& w : a.workloads) {
       const std::vector<std::uint64_t> d = demand(n, w);
-      const Result o = in_child([&] { return ours(view, d, n, a); });
+      const Result o = in_child([&] { return ours(view, d, n, a, false); });
+      const Result c = in_child([&] { return ours(view, d, n, a, true); });
       std::string row = "| " + std::to_string(n) + " | " + workload_name(w) + " | ";
       if (!o.ok) {
         row += std::string("failed: ") + o.error + " | | | | | | | | |";
@@ -396,6 +416,12 @@ int main(int argc, char** argv) {
                " | " + ms(o.init_kept_s) + " | " + std::to_string(o.steps) + " | " + std::to_string(o.transfers) + " | " + fixed(o.plan_mb, 1) +
                " | " + fixed(o.peak_mb, 1) + " | ";
       }
+      if (!c.ok)
+        row += std::string("failed: ") + c.error + " | | | | | ";
+      else
+        row += ms(c.warm_s) + " | " + std::to_string(c.steps - c.generated) + " listed, " +
+               std::to_string(c.generated) + " generated | " + fixed(c.plan_mb, 1) + " | " + fixed(c.peak_mb, 1) +
+               " | " + ms(c.part_s) + " | ";
       if (a.fast.empty()) {
         row += "skipped | | | | |";
       } else if (!have_fast) {

@@ -102,7 +102,7 @@ TEST_CASE("status codes: the C++ codes, names and messages; C layer codes from 2
   CHECK(std::string(vpcat_status_name(VPCAT_E_BUFFER_TOO_SMALL)) == "buffer_too_small");
   CHECK(std::string(vpcat_status_name(VPCAT_E_NOT_FOUND)) == "not_found");
   CHECK(std::string(vpcat_status_message(VPCAT_E_NOT_FOUND)) == "not found");
-  for (int unknown : {-1, 47, 99, 112, 199, 204, 1000}) {  // 47: the first reader code not (yet) defined
+  for (int unknown : {-1, 47, 99, 113, 199, 204, 1000}) {  // 47, 113: the first reader and planner codes not (yet) defined
     CHECK(std::string(vpcat_status_name(static_cast<vpcat_status>(unknown))) == "unknown");
     CHECK(std::string(vpcat_status_message(static_cast<vpcat_status>(unknown))) == "unknown status code");
   }

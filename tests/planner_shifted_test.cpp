@@ -37,7 +37,7 @@ TEST_CASE("the shifted candidate's group sizes in one pass: the sums a size-by-s
     res.set_model(model, vpcat::MachineModel{});
     vpcat::detail::StepEstimator one;
     vpcat::detail::ShiftedGroups groups;
-    REQUIRE((one.prepare(res) && groups.prepare(res)));
+    REQUIRE((one.prepare(res) && groups.prepare(model, res)));
     const std::uint32_t n = p.gpus;
     for (const Matrix& R : {uniform(n, 1024), zipf_moe(n, 1.2, 3),
                                       random_dense(n, 1 << 22, 0.3, 5), hot_spot(n, 1 << 16, 1, 10)}) {

@@ -158,6 +158,7 @@ typedef enum vpcat_status {
   VPCAT_E_UNROUTABLE = 109,          /* inter-node bytes at a node without a NIC that carries GPU traffic */
   VPCAT_E_STEP_LIMIT = 110,          /* the plan needs more than max_steps steps */
   VPCAT_E_BAD_SUBSET = 111,          /* a subset names a node or GPU twice, or one the catalog lacks */
+  VPCAT_E_PLAN_MISMATCH = 112,       /* a compact plan expanded with another demand or planner (C++ API) */
   /* the C layer */
   VPCAT_E_INVALID_ARGUMENT = 200,    /* a NULL pointer, unknown flag bits, a wrong struct_size */
   VPCAT_E_OUT_OF_RANGE = 201,        /* an index at or above its count */

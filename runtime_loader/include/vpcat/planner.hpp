@@ -155,15 +155,118 @@ class Planner {
     out.gpus_ = gpu_count();
     out.total_bytes_ = greedy_.total_bytes();
     out.bound_us_ = bound_us;
+    for (std::size_t i = 0; i < out.steps_.size(); ++i) out.generated_ += out.steps_[i].shifts != 0;
+    return {};
+  }
+
+  // ---- compact plans (PlanOptions::compact, plan.hpp) ---------------------------------
+  // The transfers of step `step` of `plan` (made by this planner) that GPU
+  // `gpu` sends or receives, into out[0 .. min(count, capacity)); returns
+  // count. sends[h]: the bytes `gpu` sends to GPU h in the planned demand,
+  // receives[g]: those it receives from g (n entries each; a generated step
+  // reads them, a listed one does not and they may be null). A generated
+  // step costs O(its shifts) (per shift: the send, then the receive), a
+  // listed one O(its transfers). 0 for a step or GPU out of range.
+  std::size_t gpu_transfers(const Plan& plan, std::size_t step, std::uint32_t gpu, const std::uint64_t* sends,
+                            const std::uint64_t* receives, PlanTransfer* out, std::size_t capacity) const noexcept {
+    const std::uint32_t n = gpu_count();
+    if (!ready_ || step >= plan.step_count() || gpu >= n || plan.gpus() != n) return 0;
+    const PlanStep& st = plan.step(step);
+    std::size_t k = 0;
+    auto put = [&](const PlanTransfer& t) {
+      if (k < capacity) out[k] = t;
+      ++k;
+    };
+    if (st.shifts == 0) {
+      const PlanTransfer* t = plan.step_transfers(step);
+      for (std::uint32_t i = 0; i < st.count; ++i)
+        if (t[i].src == gpu || t[i].dst == gpu) put(t[i]);
+      return k;
+    }
+    if (sends == nullptr || receives == nullptr || st.first == 0 || st.first + st.shifts > n) return 0;
+    for (std::uint64_t s = st.first; s < st.first + st.shifts; ++s) {
+      const std::uint32_t h = static_cast<std::uint32_t>((gpu + s) % n);
+      const std::uint32_t g = static_cast<std::uint32_t>((gpu + n - s) % n);
+      detail::RouteRef p;
+      if (sends[h] != 0) {
+        const double solo = detail::SharedStep::default_route(model_, gpu, h, false, p);
+        put(detail::direct_transfer(p, sends[h], solo));
+      }
+      if (receives[g] != 0) {
+        const double solo = detail::SharedStep::default_route(model_, g, gpu, false, p);
+        put(detail::direct_transfer(p, receives[g], solo));
+      }
+    }
+    return k;
+  }
+
+  // `plan` (made by this planner for `demand`) with every step listed, into
+  // `flat` (cleared first): the same steps, a generated step's transfers
+  // shift by shift (for s, GPU g = 0 .. n-1 sends to g + s mod n). Fails with
+  // the demand's errors, or plan_mismatch when a generated step does not
+  // hold the payloads it says of this demand (another demand, planner or
+  // GPU count).
+  PlanStatus expand(const Plan& plan, const Demand& demand, Plan& flat) noexcept {
+    if (&flat == &plan) return PlanStatus::at(PlanError::plan_mismatch, "plan", "expanding a plan into itself");
+    flat.clear();
+    if (!ready_) return PlanStatus::at(PlanError::not_ready, "planner", "call init() with a catalog first");
+    const std::uint32_t n = gpu_count();
+    if (plan.gpus() != n && plan.step_count() > 0)
+      return PlanStatus::at(PlanError::plan_mismatch, "plan", "made for %llu GPUs, this planner has %u",
+                            static_cast<unsigned long long>(plan.gpus()), n);
+    if (!prepare_scratch())
+      return PlanStatus::at(PlanError::out_of_memory, "planner", "sizing the scratch for %u GPUs", n);
+    if (PlanStatus s = greedy_.load(model_, demand); !s.ok()) return s;
+    const std::uint64_t* R = greedy_.remaining();
+    std::size_t listed = plan.transfer_count();
+    for (std::size_t i = 0; i < plan.step_count(); ++i)
+      if (plan.step(i).shifts != 0) listed += plan.step(i).count;
+    if (!flat.reserve(plan.step_count(), listed))
+      return PlanStatus::at(PlanError::out_of_memory, "plan", "growing the plan to %zu transfers", listed);
+    for (std::size_t i = 0; i < plan.step_count(); ++i) {
+      PlanStep st = plan.step(i);
+      const std::size_t first = flat.transfers_.size();
+      if (st.shifts == 0) {
+        const PlanTransfer* t = plan.step_transfers(i);
+        for (std::uint32_t k = 0; k < st.count; ++k) flat.transfers_.push_back(t[k]);  // reserved above
+      } else {
+        if (st.first == 0 || st.first + st.shifts > n) {
+          flat.clear();
+          return PlanStatus::at(PlanError::plan_mismatch, "plan", "step %zu: shifts %llu..%llu, %u GPUs", i,
+                                static_cast<unsigned long long>(st.first),
+                                static_cast<unsigned long long>(st.first + st.shifts - 1), n);
+        }
+        std::size_t got = 0;  // payloads of the step's shifts; listed while within its count (reserved)
+        for (std::uint64_t s = st.first; s < st.first + st.shifts; ++s)
+          detail::for_each_shift_payload(model_, R, static_cast<std::uint32_t>(s),
+                                         [&](const detail::RouteRef& p, std::uint64_t bytes, double solo) {
+                                           if (++got <= st.count)
+                                             flat.transfers_.push_back(detail::direct_transfer(p, bytes, solo));
+                                         });
+        if (got != st.count) {
+          flat.clear();
+          return PlanStatus::at(PlanError::plan_mismatch, "plan", "step %zu holds %u payloads, the demand has %zu",
+                                i, st.count, got);
+        }
+      }
+      st.first = first;
+      st.shifts = 0;
+      flat.steps_.push_back(st);  // reserved above
+    }
+    flat.gpus_ = plan.gpus();
+    flat.expected_us_ = plan.expected_us();
+    flat.bound_us_ = plan.bound_us();
+    flat.total_bytes_ = plan.total_bytes();
     return {};
   }
 
   // The estimator's expectation of `plan` (made by this planner) under
   // machine(options) and options.latency_us: the sum of its steps'
   // (estimator.hpp; docs/planner.md "Expected time"). Negative when the
-  // planner is not ready, the options are invalid or memory is short.
+  // planner is not ready, the options are invalid, memory is short or the
+  // plan has generated steps (expand() it first).
   double estimate_us(const Plan& plan, const PlanOptions& options) noexcept {
-    if (!ready_ || !check(options).ok()) return -1.0;
+    if (!ready_ || !check(options).ok() || plan.generated_steps() != 0) return -1.0;
     if (!prepare_scratch()) return -1.0;
     resources_.set_model(model_, machine(options));
     return estimator_.plan_us(model_, resources_, plan, options.latency_us);
@@ -219,7 +322,7 @@ class Planner {
   bool prepare_scratch() noexcept {
     if (scratch_ready_) return true;
     scratch_ready_ = greedy_.prepare(model_) && resources_.prepare(model_) && shared_.prepare(model_, resources_) &&
-                     estimator_.prepare(resources_) && shifted_.prepare(resources_) && in_partners_.resize(gpu_count());
+                     estimator_.prepare(resources_) && shifted_.prepare(model_, resources_) && in_partners_.resize(gpu_count());
     return scratch_ready_;
   }
 
@@ -261,8 +364,8 @@ class Planner {
     const double near_us = detail::SharedStep::kMargin * kNearBound * (options.latency_us + endpoint_us);
     const double shared_us = shared_.expected_us(model_, greedy_.remaining(), options.latency_us);
     if (shared_us <= near_us)
-      return shared_.emit(model_, greedy_.remaining(), options.latency_us, true, out.steps_, out.transfers_,
-                          out.expected_us_);
+      return shared_.emit(model_, greedy_.remaining(), options.latency_us, true, options.compact, out.steps_,
+                          out.transfers_, out.expected_us_);
     // Shifted permutations (not with channels_only), 1, 4, 16, ... shifts
     // per step, all sizes in one pass, each given up once its expectation
     // passes the shared step's.
@@ -279,8 +382,8 @@ class Planner {
     // (and checkpoints, most of whose bytes they carry) are not searched.
     if (other_us <= options.latency_us * most_partners(greedy_.remaining()))
       return shifted ? shifted_rest(options, out)
-                     : shared_.emit(model_, greedy_.remaining(), options.latency_us, true, out.steps_,
-                                    out.transfers_, out.expected_us_);
+                     : shared_.emit(model_, greedy_.remaining(), options.latency_us, true, options.compact,
+                                    out.steps_, out.transfers_, out.expected_us_);
     // Channel steps, given up once their expected times add up to more than
     // the other candidate's.
     bool gave_up = false;
@@ -333,8 +436,11 @@ class Planner {
     out.steps_.clear();
     out.transfers_.clear();
     out.expected_us_ = 0.0;
+    std::size_t known = 0;
+    const detail::StepEstimator::Result* steps = shifted_.steps(shift_group_, known);
     return detail::ShiftedSteps::emit(model_, resources_, estimator_, greedy_.remaining(), options.latency_us,
-                                      shift_group_, out.steps_, out.transfers_, out.expected_us_);
+                                      shift_group_, steps, known, options.compact, out.steps_, out.transfers_,
+                                      out.expected_us_);
   }
 
   // Keep the first `steps` steps (`transfers` transfers, expected_us) of
@@ -346,8 +452,8 @@ class Planner {
     out.expected_us_ = expected_us;
     if (PlanStatus s = greedy_.load(model_, demand); !s.ok()) return s;  // the greedy consumed it
     greedy_.subtract(out.transfers_.data(), out.transfers_.size());
-    return shared_.emit(model_, greedy_.remaining(), options.latency_us, false, out.steps_, out.transfers_,
-                        out.expected_us_);
+    return shared_.emit(model_, greedy_.remaining(), options.latency_us, false, options.compact && steps == 0,
+                        out.steps_, out.transfers_, out.expected_us_);
   }
 
   static PlanStatus check(const PlanOptions& o) noexcept {

@@ -29,6 +29,17 @@
 // resource delivers under the machine model (for a channel step, the
 // longest transfer at its solo rate; for the shared step, 1.03 x that).
 //
+// A compact plan (PlanOptions::compact) lists a step whose transfers are a
+// function of the demand alone instead of its transfers: a *generated step*
+// (PlanStep::shifts > 0) is shifts first .. first + shifts - 1 of the
+// demand, every non-zero payload g -> (g + s) mod n of them whole on its
+// default route (the nearest NIC on each side; peer-to-peer within a node):
+// the shifted permutations' steps and the shared step when it holds every
+// payload. Each GPU expands its own part of a step from its own send and
+// receive counts (Planner::gpu_transfers, O(shifts)); Planner::expand lists
+// a compact plan's every transfer (the flat plan, the same steps). Steps
+// cut from the stored patterns or searched stay listed.
+//
 // A transfer names its route compactly (the NIC on each side, or none for an
 // intra-node route); Planner::route_links() expands it to the global link
 // ids of SPEC.md "Global numbering" (those of `vp-analyze topology --json`).
@@ -119,6 +130,13 @@ struct PlanOptions {
   // `options.machine = MachineModel::ideal()` (no loss anywhere). Every
   // default plan's candidates are weighed under it.
   MachineChoice machine;
+  // false (default): every step lists its transfers. true: steps that are
+  // whole payloads of a set of shifts are generated steps (PlanStep::shifts;
+  // see above), so a plan of n GPUs in shifted permutations or the shared
+  // step holds O(steps), not O(n^2), and costs no pass to write them. The
+  // steps, their expected times, ports and sharing flags are those of the
+  // flat plan.
+  bool compact = false;
 };
 
 inline constexpr std::uint16_t kNoNic = 0xFFFF;
@@ -136,12 +154,12 @@ struct PlanTransfer {
 };
 
 struct PlanStep {
-  std::uint64_t first = 0;    // index of its first transfer in Plan::transfers()
-  std::uint32_t count = 0;    // transfers, >= 1
+  std::uint64_t first = 0;    // listed: index of its first transfer in Plan::transfers(); generated: its first shift
+  std::uint32_t count = 0;    // transfers, >= 1 (a generated step's too: its shifts' non-zero payloads)
   std::uint32_t ports = 1;    // most transfers any GPU sends or receives in it (1 in every channel step)
   double expected_us = 0.0;   // expected time under the machine model (estimator.hpp)
   std::uint32_t shared = 0;   // 1: a sharing step (not a channel: its transfers contend), 0: a channel step
-  std::uint32_t reserved = 0;
+  std::uint32_t shifts = 0;   // 0: listed. > 0 (compact plans only): generated, shifts first .. first + shifts - 1
 };
 
 class Plan {
@@ -151,10 +169,15 @@ class Plan {
   std::uint64_t gpus() const noexcept { return gpus_; }
   std::size_t step_count() const noexcept { return steps_.size(); }
   const PlanStep& step(std::size_t i) const noexcept { return steps_[i]; }  // i < step_count()
-  // The transfers of step i are transfers() + step(i).first, step(i).count of them.
+  // The transfers of a listed step i are transfers() + step(i).first,
+  // step(i).count of them (nullptr for a generated step: Planner::expand).
   const PlanTransfer* transfers() const noexcept { return transfers_.data(); }
-  std::size_t transfer_count() const noexcept { return transfers_.size(); }
-  const PlanTransfer* step_transfers(std::size_t i) const noexcept { return transfers_.data() + steps_[i].first; }
+  std::size_t transfer_count() const noexcept { return transfers_.size(); }  // listed steps' only
+  const PlanTransfer* step_transfers(std::size_t i) const noexcept {
+    return steps_[i].shifts == 0 ? transfers_.data() + steps_[i].first : nullptr;
+  }
+  // Steps that are generated (PlanOptions::compact); 0: every transfer is listed.
+  std::size_t generated_steps() const noexcept { return generated_; }
   // Sum of the steps' expected times.
   double expected_us() const noexcept { return expected_us_; }
   // Off-diagonal bytes of the demand, all delivered by the plan.
@@ -175,7 +198,7 @@ class Plan {
   void clear() noexcept {
     steps_.clear();
     transfers_.clear();
-    gpus_ = 0, expected_us_ = 0.0, bound_us_ = 0.0, total_bytes_ = 0;
+    gpus_ = 0, expected_us_ = 0.0, bound_us_ = 0.0, total_bytes_ = 0, generated_ = 0;
   }
   std::size_t step_capacity() const noexcept { return steps_.capacity(); }
   std::size_t transfer_capacity() const noexcept { return transfers_.capacity(); }
@@ -188,6 +211,7 @@ class Plan {
   double expected_us_ = 0.0;
   double bound_us_ = 0.0;
   std::uint64_t total_bytes_ = 0;
+  std::size_t generated_ = 0;
 };
 
 }  // namespace v0_1

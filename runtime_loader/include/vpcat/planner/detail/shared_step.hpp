@@ -65,22 +65,27 @@ class SharedStep {
   }
 
   // Append the shared step for R. `counted`: expected_us() was the last call
-  // and R has not changed since.
-  PlanStatus emit(const ClusterModel& m, const std::uint64_t* R, double latency_us, bool counted,
+  // and R has not changed since. `generate`: R is the whole demand, and the
+  // step may be a generated one (every shift at once, plan.hpp) when its
+  // routes are the default ones (no loopback chosen).
+  PlanStatus emit(const ClusterModel& m, const std::uint64_t* R, double latency_us, bool counted, bool generate,
                   PodBuffer<PlanStep>& steps, PodBuffer<PlanTransfer>& transfers, double& expected_us) noexcept {
     if (!counted) choose(m, R, latency_us);
     if (now_.transfers == 0) return {};
-    if (!transfers.reserve(transfers.size() + now_.transfers) || !steps.reserve(steps.size() + 1))
+    const bool listed = !generate || looping_;
+    if (!transfers.reserve(transfers.size() + (listed ? now_.transfers : 0)) || !steps.reserve(steps.size() + 1))
       return PlanStatus::at(PlanError::out_of_memory, "plan", "growing the plan to %zu transfers",
                             transfers.size() + now_.transfers);
     PlanStep step;
-    step.first = transfers.size();
+    step.first = listed ? transfers.size() : 1;
+    step.shifts = listed ? 0 : n_ - 1;
     step.count = static_cast<std::uint32_t>(now_.transfers);
     step.ports = now_.ports;
     step.shared = 1;
-    for_each_payload(m, R, [&](const RouteRef& p, std::uint64_t bytes, double solo) {
-      transfers.push_back(direct_transfer(p, bytes, solo));  // reserved above
-    });
+    if (listed)
+      for_each_payload(m, R, [&](const RouteRef& p, std::uint64_t bytes, double solo) {
+        transfers.push_back(direct_transfer(p, bytes, solo));  // reserved above
+      });
     step.expected_us = kMargin * now_.us;
     expected_us += step.expected_us;
     steps.push_back(step);

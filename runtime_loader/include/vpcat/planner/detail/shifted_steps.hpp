@@ -11,7 +11,8 @@
 // nothing is a channel step like any other.
 //
 // Cost: one pass over the non-zero payloads per call of expected_us() or
-// emit(), O(payloads x route length); no scratch of its own.
+// emit() (none for a compact emit of steps ShiftedGroups estimated),
+// O(payloads x route length); no scratch of its own.
 #pragma once
 
 #include <cstddef>
@@ -66,21 +67,36 @@ class ShiftedSteps {
   }
 
   // Append the steps for R; adds their expectations to expected_us.
+  // `known` (may be null): the estimates of the first `known_count` steps,
+  // already made for R and `group` (ShiftedGroups::steps); the others are
+  // made here. `compact`: generated steps (PlanStep::shifts), no transfer
+  // listed (plan.hpp).
   static PlanStatus emit(const ClusterModel& m, const Resources& res, StepEstimator& est, const std::uint64_t* R,
-                         double latency_us, std::uint32_t group, PodBuffer<PlanStep>& steps,
+                         double latency_us, std::uint32_t group, const StepEstimator::Result* known,
+                         std::size_t known_count, bool compact, PodBuffer<PlanStep>& steps,
                          PodBuffer<PlanTransfer>& transfers, double& expected_us) noexcept {
     const std::uint32_t n = m.gpu_count();
-    for (std::uint32_t s = 1; s < n; s += group) {
-      const std::size_t most = std::size_t{n} * group;
+    std::size_t index = 0;
+    for (std::uint32_t s = 1; s < n; s += group, ++index) {
+      const std::size_t most = compact ? 0 : std::size_t{n} * group;
       if (!transfers.reserve(transfers.size() + most) || !steps.reserve(steps.size() + 1))
         return PlanStatus::at(PlanError::out_of_memory, "plan", "growing the plan to %zu transfers",
                               transfers.size() + most);
+      const std::uint32_t width = n - s < group ? n - s : group;
       PlanStep step;
-      step.first = transfers.size();
-      const StepEstimator::Result r =
-          shifts(m, res, est, R, s, group, latency_us, [&](const RouteRef& p, std::uint64_t bytes, double solo) {
-            transfers.push_back(direct_transfer(p, bytes, solo));  // reserved above: at most n per shift
-          });
+      step.first = compact ? s : transfers.size();
+      step.shifts = compact ? width : 0;
+      auto list = [&](const RouteRef& p, std::uint64_t bytes, double solo) {
+        if (!compact) transfers.push_back(direct_transfer(p, bytes, solo));  // reserved above: n per shift
+      };
+      StepEstimator::Result r;
+      if (index < known_count) {
+        r = known[index];
+        if (r.transfers != 0 && !compact)
+          for (std::uint32_t k = s; k < s + width; ++k) for_each_shift_payload(m, R, k, list);
+      } else {
+        r = shifts(m, res, est, R, s, group, latency_us, list);
+      }
       if (r.transfers == 0) continue;
       step.count = static_cast<std::uint32_t>(r.transfers);
       step.ports = r.ports;
@@ -123,17 +139,31 @@ class ShiftedSteps {
 // search finds (a size it gave up against an earlier best could not have
 // beaten it: sums only grow), up to the last bit of a sum of solo rates.
 //
-// Scratch: an estimator per size, sized once per catalog.
+// The estimates of every step of the sizes still live at the end are kept
+// (steps()): the emission of the winner (ShiftedSteps::emit) estimates
+// nothing again.
+//
+// Scratch: an estimator and a step list per size, sized once per catalog.
 class ShiftedGroups {
  public:
   // 1, 4, ..., 4^7 = 16,384: every size below n - 1 for n up to the
   // planner's 16,384 GPUs.
   static constexpr std::size_t kMaxGroups = 8;
 
-  bool prepare(const Resources& res) noexcept {
-    for (StepEstimator& e : est_)
-      if (!e.prepare(res)) return false;
+  bool prepare(const ClusterModel& m, const Resources& res) noexcept {
+    for (std::size_t k = 0; k < kMaxGroups; ++k)
+      if (!est_[k].prepare(res) || !steps_[k].reserve(m.gpu_count())) return false;
     return true;
+  }
+
+  // The estimates of the steps of `group` shifts each the last best_us()
+  // made, in order; fewer than its steps (none) when that size was given up
+  // or not tried.
+  const StepEstimator::Result* steps(std::uint32_t group, std::size_t& count) const noexcept {
+    count = 0;
+    for (std::size_t k = 0; k < count_; ++k)
+      if (size_[k] == group && live_[k]) return count = steps_[k].size(), steps_[k].data();
+    return nullptr;
   }
 
   // The least expected time of the shifted candidate over the group sizes
@@ -143,16 +173,18 @@ class ShiftedGroups {
   double best_us(const ClusterModel& m, const Resources& res, const std::uint64_t* R, double latency_us,
                  double give_up_us, std::uint32_t max_steps, std::uint32_t& group) noexcept {
     const std::uint32_t n = m.gpu_count();
-    std::uint32_t size[kMaxGroups];
+    std::uint32_t* size = size_;
+    bool* live = live_;
     double total[kMaxGroups];
-    bool live[kMaxGroups];
     std::size_t count = 0, alive = 0;
     for (std::uint32_t g = 1; (g == 1 || g + 1 < n) && count < kMaxGroups; g *= ShiftedSteps::kGroupFactor) {
       if ((n - 1 + g - 1) / g > max_steps) continue;  // more steps than allowed
       size[count] = g, total[count] = 0.0, live[count] = true;
       est_[count].begin();
+      steps_[count].clear();
       ++count, ++alive;
     }
+    count_ = count;
     for (std::uint32_t s = 1; s < n && alive > 0; ++s) {
       for_each_shift_payload(m, R, s, [&](const RouteRef& p, std::uint64_t bytes, double solo) {
         est_[0].add(m, res, p, bytes, solo);
@@ -164,13 +196,15 @@ class ShiftedGroups {
       for (std::size_t k = 0; k < count; ++k) {
         if (s % size[k] != 0 && s + 1 < n) break;  // nor does any larger size end here
         if (k + 1 < count) est_[k].merge_into(est_[k + 1]);
-        const double us = est_[k].finish(res, latency_us).us;  // clears the estimator
+        const StepEstimator::Result r = est_[k].finish(res, latency_us);  // clears the estimator
         if (!live[k]) continue;
-        total[k] += us;
+        steps_[k].push_back(r);  // reserved: at most n - 1 steps
+        total[k] += r.us;
         if (total[k] > give_up_us) live[k] = false, --alive;
       }
     }
     for (std::size_t k = 0; k < count; ++k) est_[k].finish(res, latency_us);  // steps left open when all gave up
+    if (alive == 0) count_ = 0;  // no step list is whole
     double best = std::numeric_limits<double>::infinity();
     group = 1;
     for (std::size_t k = 0; k < count; ++k)
@@ -180,6 +214,10 @@ class ShiftedGroups {
 
  private:
   StepEstimator est_[kMaxGroups];
+  PodBuffer<StepEstimator::Result> steps_[kMaxGroups];  // per size: its steps' estimates while live
+  std::uint32_t size_[kMaxGroups] = {};
+  bool live_[kMaxGroups] = {};
+  std::size_t count_ = 0;  // sizes of the last best_us()
 };
 
 }  // namespace detail
