@@ -132,11 +132,16 @@ class Greedy : public LocalMapping {
     // The balanced part first, replayed from the catalog's patterns.
     bool stopped = false;
     if (o.replay && replay_.ready() && Replay::balanced(*this)) {  // the cycle is built by init
-      if (PlanStatus s = replay_.run(m, *this, o, floor_us, give_up_us, steps, transfers, expected_us, stopped);
+      auto hopeless = [&](double us, std::uint32_t k) { return cannot_beat(m, o, us, give_up_us, k); };
+      if (PlanStatus s = replay_.run(m, *this, o, floor_us, give_up_us, hopeless, steps, transfers, expected_us,
+                                     stopped);
           !s.ok())
         return s;
     }
-    if (stopped && rest != nullptr) {
+    // The replay checks give_up_us before each of its steps, not after its
+    // last: a replay that ends the plan past it is given up here too (the
+    // other candidate is shorter).
+    if ((stopped && rest != nullptr) || expected_us > give_up_us) {
       gave_up = true;
       return {};
     }
@@ -181,7 +186,8 @@ class Greedy : public LocalMapping {
       if (flows_.empty())  // cannot happen: the first candidate of a step always fits
         return PlanStatus::at(PlanError::unroutable, "plan", "no transfer fits in step %zu", steps.size());
       if (PlanStatus s = finish_step(m, o, floor_us, steps, transfers, expected_us); !s.ok()) return s;
-      if (expected_us > give_up_us || projected_over(expected_us, give_up_us)) {
+      if (expected_us > give_up_us || projected_over(expected_us, give_up_us) ||
+          cannot_beat(m, o, expected_us, give_up_us, step_index)) {
         gave_up = true;
         return {};
       }
@@ -207,6 +213,24 @@ class Greedy : public LocalMapping {
   bool projected_over(double expected_us, double give_up_us) const noexcept {
     const double done = 1.0 - static_cast<double>(total_left_) / static_cast<double>(loaded_bytes_);
     return done >= 0.05 && expected_us > give_up_us * kGiveUpMargin * done;
+  }
+
+  // Whether no continuation of the steps so far can end under give_up_us:
+  // every step left costs at least the latency, and any plan of the bytes
+  // left (more channel steps, or the shared step after a checkpoint) at
+  // least their cut bound (Bounds::endpoint_us) on top of that, for each
+  // step's estimate is at least its latency plus any resource's bytes over
+  // its capacity (a channel step's transfers fit within every capacity at
+  // their solo rates, so its longest transfer lasts at least that long; a
+  // sharing step's busiest resource is estimated at no more than its
+  // capacity). Giving up then changes no choice: the other candidate is
+  // shorter than every plan this run could still reach. Checked every
+  // kBoundEvery steps (O(GPUs + nodes), O(nodes^2) on a leaf/spine fabric).
+  static constexpr std::uint32_t kBoundEvery = 8;
+  bool cannot_beat(const ClusterModel& m, const PlanOptions& o, double expected_us, double give_up_us,
+                   std::uint32_t step_index) noexcept {
+    if (total_left_ == 0 || step_index % kBoundEvery != kBoundEvery - 1) return false;
+    return expected_us + o.latency_us + bounds_.endpoint_us(m, *this) > give_up_us * (1.0 + 1e-9);
   }
 
   PlanStatus finish_step(const ClusterModel& m, const PlanOptions& o, double floor_us, PodBuffer<PlanStep>& steps,

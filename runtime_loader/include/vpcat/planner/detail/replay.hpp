@@ -248,13 +248,16 @@ class Replay {
 
   // Append the replayed steps of the demand left in `rem` (balanced(): the
   // caller checks it, before building), taking their bytes off it. Stops early, `stopped` set, when the steps' expected times
-  // pass give_up_us or the plan reaches max_steps.
+  // pass give_up_us, hopeless(expected_us, steps replayed so far) says no continuation can beat it, or the plan
+  // reaches max_steps.
+  template <class Hopeless>
   PlanStatus run(const ClusterModel& m, RemainingDemand& rem, const PlanOptions& o, double floor_us,
-                 double give_up_us, PodBuffer<PlanStep>& steps, PodBuffer<PlanTransfer>& transfers,
-                 double& expected_us, bool& stopped) noexcept {
+                 double give_up_us, Hopeless&& hopeless, PodBuffer<PlanStep>& steps,
+                 PodBuffer<PlanTransfer>& transfers, double& expected_us, bool& stopped) noexcept {
     stopped = false;
     if (!ready_) return {};
     const std::uint32_t matchings = network_ ? matchings_.count() : 1;
+    std::uint32_t replayed = 0;
     for (std::uint32_t j = 0; j < matchings; ++j) {
       const std::size_t before = steps.size();
       for (std::uint32_t r = 0; r < rounds_.size(); ++r) {
@@ -266,6 +269,10 @@ class Replay {
         const double tau = collect(m, rem, j, r, floor_us);
         if (flows_.empty() || 2 * flows_.size() < candidates_) continue;
         if (PlanStatus st = emit(m, rem, o, tau, steps, transfers, expected_us); !st.ok()) return st;
+        if (hopeless(expected_us, replayed++)) {
+          stopped = true;
+          return {};
+        }
       }
       // A whole node matching with no step worth replaying: what is left is
       // not balanced (a skewed demand, or the skewed rest of one), and the
