@@ -269,7 +269,7 @@ Over all steps every off-diagonal byte of the demand is delivered once per
       .def_property_readonly("step_expected_us", [](const py::object& s) { return step_field<double>(s, offsetof(vpcat::PlanStep, expected_us)); },
                              "float64: every step's expected time (us).")
       .def_property_readonly("step_shared", [](const py::object& s) { return shared_view(s, plan_of(s).plan); },
-                             "bool: True for the shared step (only ever the last, only with allow_shared).")
+                             "bool: True for a sharing step (its transfers contend: the shared step or grouped shifted permutations).")
       .def(
           "step_slice",
           [](const Plan& p, std::int64_t i) {

@@ -659,10 +659,12 @@ VPCAT_API vpcat_status vpcat_place(const vpcat_catalog* cat, const uint64_t* fre
 
 /* ---- plans ------------------------------------------------------------------------------
  * Steps run one after another; the transfers of a step run at once. A
- * channel step (vpcat_step.shared == 0; every step unless allow_shared)
- * has at most one transfer per sending GPU, so gpu_count transfers hold it;
- * the shared step, only ever the last, may hold every payload: size a buffer
- * for any step from vpcat_step.count. */
+ * channel step (vpcat_step.shared == 0; every step with channels_only and
+ * without allow_shared) has at most one transfer per sending GPU, so
+ * gpu_count transfers hold it; a sharing step (shared == 1: the shared step,
+ * or a step of grouped shifted permutations, anywhere in a default plan;
+ * with channels_only and allow_shared only the last) may hold every
+ * payload: size a buffer for any step from vpcat_step.count. */
 
 #define VPCAT_NO_NIC 0xFFFFu
 
@@ -680,8 +682,9 @@ typedef struct vpcat_step {
   uint64_t first;     /* index of its first transfer */
   uint32_t count;     /* transfers, >= 1 */
   uint32_t ports;     /* most transfers any GPU sends or receives in it (1 in every channel step) */
-  double expected_us; /* expected: latency + the longest transfer at its solo rate (shared step: congestion) */
-  uint32_t shared;    /* 1: the shared step (only ever a plan's last step), 0: a channel step */
+  double expected_us; /* expected: latency + the longest transfer at its solo rate or, in a sharing step, its
+                         busiest resource's bytes over what it delivers under the machine model if longer */
+  uint32_t shared;    /* 1: a sharing step (its transfers contend; see above), 0: a channel step */
   uint32_t reserved;
 } vpcat_step;
 
