@@ -237,12 +237,11 @@ class Planner {
                                 static_cast<unsigned long long>(st.first + st.shifts - 1), n);
         }
         std::size_t got = 0;  // payloads of the step's shifts; listed while within its count (reserved)
-        for (std::uint64_t s = st.first; s < st.first + st.shifts; ++s)
-          detail::for_each_shift_payload(model_, R, static_cast<std::uint32_t>(s),
-                                         [&](const detail::RouteRef& p, std::uint64_t bytes, double solo) {
-                                           if (++got <= st.count)
-                                             flat.transfers_.push_back(detail::direct_transfer(p, bytes, solo));
-                                         });
+        detail::for_each_shifts_payload(model_, R, static_cast<std::uint32_t>(st.first), st.shifts,
+                                        [&](const detail::RouteRef& p, std::uint64_t bytes, double solo) {
+                                          if (++got <= st.count)
+                                            flat.transfers_.push_back(detail::direct_transfer(p, bytes, solo));
+                                        });
         if (got != st.count) {
           flat.clear();
           return PlanStatus::at(PlanError::plan_mismatch, "plan", "step %zu holds %u payloads, the demand has %zu",

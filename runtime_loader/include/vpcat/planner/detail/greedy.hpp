@@ -138,10 +138,7 @@ class Greedy : public LocalMapping {
           !s.ok())
         return s;
     }
-    // The replay checks give_up_us before each of its steps, not after its
-    // last: a replay that ends the plan past it is given up here too (the
-    // other candidate is shorter).
-    if ((stopped && rest != nullptr) || expected_us > give_up_us) {
+    if (stopped && rest != nullptr) {
       gave_up = true;
       return {};
     }

@@ -262,14 +262,16 @@ class Replay {
       const std::size_t before = steps.size();
       for (std::uint32_t r = 0; r < rounds_.size(); ++r) {
         if (rem.total_left() == 0) return {};
-        if (steps.size() >= o.max_steps || expected_us > give_up_us) {
+        if (steps.size() >= o.max_steps) {
           stopped = true;
           return {};
         }
         const double tau = collect(m, rem, j, r, floor_us);
         if (flows_.empty() || 2 * flows_.size() < candidates_) continue;
         if (PlanStatus st = emit(m, rem, o, tau, steps, transfers, expected_us); !st.ok()) return st;
-        if (hopeless(expected_us, replayed++)) {
+        // After every step, its last included: a replay that ends the plan
+        // past give_up_us is given up too (the other candidate is shorter).
+        if (expected_us > give_up_us || hopeless(expected_us, replayed++)) {
           stopped = true;
           return {};
         }

@@ -46,6 +46,14 @@ inline void for_each_shift_payload(const ClusterModel& m, const std::uint64_t* R
   }
 }
 
+// The same for shifts first .. first + count - 1, those below n, in order:
+// one shifted step's payloads (a generated step's, plan.hpp).
+template <class F>
+inline void for_each_shifts_payload(const ClusterModel& m, const std::uint64_t* R, std::uint32_t first,
+                                    std::uint32_t count, F&& f) noexcept {
+  for (std::uint32_t s = first; s < m.gpu_count() && s - first < count; ++s) for_each_shift_payload(m, R, s, f);
+}
+
 class ShiftedSteps {
  public:
   // Shifts per step the planner tries (docs/planner.md): 1, 4, 16, 64, ...
@@ -93,7 +101,7 @@ class ShiftedSteps {
       if (index < known_count) {
         r = known[index];
         if (r.transfers != 0 && !compact)
-          for (std::uint32_t k = s; k < s + width; ++k) for_each_shift_payload(m, R, k, list);
+          for_each_shifts_payload(m, R, s, width, list);
       } else {
         r = shifts(m, res, est, R, s, group, latency_us, list);
       }
@@ -115,13 +123,11 @@ class ShiftedSteps {
   static StepEstimator::Result shifts(const ClusterModel& m, const Resources& res, StepEstimator& est,
                                       const std::uint64_t* R, std::uint32_t first, std::uint32_t group,
                                       double latency_us, F&& f) noexcept {
-    const std::uint32_t n = m.gpu_count();
     est.begin();
-    for (std::uint32_t s = first; s < n && s - first < group; ++s)
-      for_each_shift_payload(m, R, s, [&](const RouteRef& p, std::uint64_t bytes, double solo) {
-        est.add(m, res, p, bytes, solo);
-        f(p, bytes, solo);
-      });
+    for_each_shifts_payload(m, R, first, group, [&](const RouteRef& p, std::uint64_t bytes, double solo) {
+      est.add(m, res, p, bytes, solo);
+      f(p, bytes, solo);
+    });
     return est.finish(res, latency_us);
   }
 };
